@@ -1,0 +1,86 @@
+import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import {isSvcPluginError} from '../src/errors.js'
+import {ExitCode, exitCodeFor} from './exit-codes.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/**
+ * Every command extends this: it owns the global flags, writes results to stdout and
+ * everything else to stderr, and turns any thrown error into one line and an exit status.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override baseFlags = {
+    json: Flags.boolean({description: 'Print the result as JSON on stdout.', default: false}),
+    quiet: Flags.boolean({char: 'q', description: 'Print nothing but errors (and the JSON result with --json).', default: false}),
+    'no-color': Flags.boolean({description: 'Never colour the output.', default: false}),
+  }
+
+  /** The parsed flags of the concrete command. */
+  protected flags!: BaseFlags<T>
+  /** The parsed arguments of the concrete command. */
+  protected args!: BaseArgs<T>
+
+  override async init(): Promise<void> {
+    await super.init()
+    try {
+      const {args, flags} = await this.parse({
+        flags: this.ctor.flags,
+        baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
+        args: this.ctor.args,
+        strict: this.ctor.strict,
+      })
+      this.flags = flags as BaseFlags<T>
+      this.args = args as BaseArgs<T>
+    } catch (error) {
+      this.failUsage(error)
+    }
+  }
+
+  /** Writes a line to stdout (the result channel). */
+  protected out(text: string): void {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  /** Writes a line to stderr unless --quiet (progress, notes, warnings). */
+  protected note(text: string): void {
+    if (this.flags?.quiet) return
+    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  /** Prints a value as indented JSON on stdout. */
+  protected outJson(value: unknown): void {
+    this.out(JSON.stringify(value, null, 2))
+  }
+
+  /** Sets the exit status without throwing; the command returns normally. */
+  protected setExit(code: ExitCode): void {
+    process.exitCode = code
+  }
+
+  private failUsage(error: unknown): never {
+    const message = error instanceof Error ? error.message : String(error)
+    process.stderr.write(`error usage: ${firstLine(message)}\nSee: svc-plugin ${this.id?.replaceAll(':', ' ') ?? ''} --help\n`)
+    this.exit(ExitCode.usage)
+  }
+
+  protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error
+    if (isSvcPluginError(error)) {
+      const status = exitCodeFor(error)
+      if (this.flags?.json) {
+        this.outJson({error: {code: error.code, message: error.message, ...error.details}})
+      }
+      process.stderr.write(`error ${error.code}: ${error.message}\n`)
+      this.exit(status)
+    }
+    if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
+    process.stderr.write(`internal error: ${error.message}\n`)
+    if (process.env.DEBUG) process.stderr.write(`${error.stack ?? ''}\n`)
+    this.exit(ExitCode.internal)
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text
+}

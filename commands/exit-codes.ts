@@ -1,0 +1,48 @@
+import {isSvcPluginError} from '../src/errors.js'
+
+/** Exit statuses shared by every command (DESIGN §10). */
+export const ExitCode = {
+  success: 0,
+  invalid: 1,
+  usage: 2,
+  unreadable: 3,
+  cancelled: 4,
+  internal: 70,
+} as const
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/** Codes that mean the command line was wrong or would destroy something: exit 2. */
+const usageCodes = new Set<string>([
+  'usage',
+  'too-many-selectors',
+  'unknown-level',
+  'output-exists',
+  'artifact-not-supported',
+  'package-format-unsupported',
+])
+
+/** Codes that mean the input could not be read at all: exit 3. */
+const unreadableCodes = new Set<string>([
+  'file-not-found',
+  'unreadable',
+  'not-an-artifact',
+  'package-unreadable-file',
+  'trust-store-unreadable',
+  'key-unreadable',
+])
+
+/** Codes that mean the user interrupted the work: exit 4. */
+const cancelledCodes = new Set<string>(['cancelled'])
+
+/**
+ * The one table from an outcome to an exit status. Every coded error not listed as usage,
+ * unreadable or cancelled means the subject was judged and refused: exit 1. Anything
+ * uncoded is a bug in this tool: exit 70.
+ */
+export function exitCodeFor(error: unknown): ExitCode {
+  if (!isSvcPluginError(error)) return ExitCode.internal
+  if (usageCodes.has(error.code)) return ExitCode.usage
+  if (unreadableCodes.has(error.code)) return ExitCode.unreadable
+  if (cancelledCodes.has(error.code)) return ExitCode.cancelled
+  return ExitCode.invalid
+}

@@ -1,0 +1,53 @@
+import type {Readable} from 'node:stream'
+
+/** Archive limits (DESIGN §5.2); every field is overridable by a library caller. */
+export interface ArchiveLimits {
+  maxEntries: number
+  maxArchiveBytes: number
+  maxEntryBytes: number
+  maxTotalBytes: number
+  /** Total uncompressed bytes ÷ archive bytes above this is refused. */
+  maxCompressionRatio: number
+  maxManifestBytes: number
+}
+
+/** One file entry of an archive, as its central directory declares it (directory entries are dropped). */
+export interface ArchiveEntry {
+  /** The entry's path, already judged by the entry-path policy. */
+  name: string
+  method: 0 | 8
+  compressedSize: number
+  uncompressedSize: number
+  crc32: number
+  /** Unix mode bits from the external attributes, 0 when the archive carries none. */
+  mode: number
+}
+
+/** Size and digest of one entry's real bytes. */
+export interface EntryDigest {
+  size: number
+  /** `sha256:` + 64 lowercase hex digits. */
+  sha256: string
+}
+
+/**
+ * An archive that passed every structural check of DESIGN §5 that can be made before
+ * inflating. Bytes handed out are checked while they stream (CRC, exact sizes, caps).
+ */
+export interface StrictArchive {
+  readonly path: string
+  /** Size of the archive file in bytes. */
+  readonly size: number
+  readonly limits: ArchiveLimits
+  /** File entries in central-directory order. */
+  readonly entries: readonly ArchiveEntry[]
+  /** The entry with exactly this name, if any. */
+  get(name: string): ArchiveEntry | undefined
+  /** Streams an entry's verified bytes; the stream errors with an ArchiveError on any lie. */
+  openEntry(entry: ArchiveEntry): Promise<Readable>
+  /** Reads a whole entry into memory; refuses entries declared larger than `maxBytes`. */
+  readEntry(entry: ArchiveEntry, maxBytes?: number): Promise<Buffer>
+  /** Streams every entry once, in order, and returns each one's real size and SHA-256. */
+  digestEntries(): Promise<Map<string, EntryDigest>>
+  close(): Promise<void>
+}

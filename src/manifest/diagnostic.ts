@@ -1,0 +1,60 @@
+import type {Level} from './levels.js'
+
+/** How bad a diagnostic is; only `error` makes a manifest invalid. */
+export type Severity = 'error' | 'warning' | 'info'
+
+/**
+ * Every diagnostic code (DESIGN §3). `schema:<keyword>` codes come from Ajv keywords and are
+ * typed as a template literal; everything else is listed here and nowhere else.
+ */
+export const diagnosticCodes = [
+  // the specification's ids
+  'unsupported-manifest-version',
+  'invalid-plugin-id',
+  'invalid-version',
+  'no-entrypoints',
+  'entrypoint-outside-version-directory',
+  'invalid-entrypoint-runtime',
+  'invalid-icon',
+  'icon-declared-not-present',
+  'invalid-permission',
+  'unknown-permission',
+  'invalid-language',
+  'invalid-compatibility',
+  'invalid-dependency',
+  'publication-metadata-missing',
+  'generated-field-authored',
+  'entrypoint-layout-invalid',
+  // ours, for what the specification requires but names no id for
+  'malformed',
+  'invalid-name',
+  'invalid-publisher',
+  'invalid-file-digest',
+  'invalid-signature',
+  'file-missing',
+  'file-size-mismatch',
+  'file-digest-mismatch',
+  'undeclared-file',
+  'entrypoint-not-packed',
+  'languages-recomputed',
+  'id-mismatch',
+  'version-mismatch',
+] as const
+
+export type DiagnosticCode = (typeof diagnosticCodes)[number] | `schema:${string}`
+
+/** One problem found in a manifest (DESIGN §3). */
+export interface Diagnostic {
+  code: DiagnosticCode
+  severity: Severity
+  /** A plain sentence, no colour, saying what is wrong and what to do. */
+  message: string
+  /** RFC 6901 pointer into manifest.json: `""` for the root, `null` when none applies. */
+  pointer: string | null
+  /** 1-based line of the offending value (the parent object for a missing property); `null` when the file did not parse. */
+  line: number | null
+  /** 1-based column, as `line`. */
+  column: number | null
+  /** The level whose rules demand this, when it is above development. */
+  requiredBy?: Level
+}
