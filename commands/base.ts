@@ -20,11 +20,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: BaseFlags<T>
   /** The parsed arguments of the concrete command. */
   protected args!: BaseArgs<T>
+  /** Every positional argument, in order (for commands with `strict = false`). */
+  protected positionals!: string[]
 
   override async init(): Promise<void> {
     await super.init()
     try {
-      const {args, flags} = await this.parse({
+      const {args, argv, flags} = await this.parse({
         flags: this.ctor.flags,
         baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
         args: this.ctor.args,
@@ -32,6 +34,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       })
       this.flags = flags as BaseFlags<T>
       this.args = args as BaseArgs<T>
+      this.positionals = argv as string[]
     } catch (error) {
       this.failUsage(error)
     }

@@ -17,8 +17,14 @@ const usageCodes = new Set<string>([
   'too-many-selectors',
   'unknown-level',
   'output-exists',
+  'invalid-argument',
+  'merge-needs-two',
   'artifact-not-supported',
   'package-format-unsupported',
+  'invalid-key-name',
+  'invalid-root-key-id',
+  'invalid-validity',
+  'invalid-signer',
 ])
 
 /** Codes that mean the input could not be read at all: exit 3. */

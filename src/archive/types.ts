@@ -19,7 +19,7 @@ export interface ArchiveEntry {
   compressedSize: number
   uncompressedSize: number
   crc32: number
-  /** Unix mode bits from the external attributes, 0 when the archive carries none. */
+  /** Unix mode bits from the external attributes (type and permissions, e.g. 0o100755), 0 when the archive carries none. */
   mode: number
 }
 
@@ -28,6 +28,12 @@ export interface EntryDigest {
   size: number
   /** `sha256:` + 64 lowercase hex digits. */
   sha256: string
+}
+
+/** A stream of one entry's verified bytes (it errors with an ArchiveError on any lie). */
+export interface EntryStream extends Readable {
+  /** The entry's real size and SHA-256, set once the stream has ended without error; null before. */
+  readonly digest: EntryDigest | null
 }
 
 /**
@@ -44,7 +50,7 @@ export interface StrictArchive {
   /** The entry with exactly this name, if any. */
   get(name: string): ArchiveEntry | undefined
   /** Streams an entry's verified bytes; the stream errors with an ArchiveError on any lie. */
-  openEntry(entry: ArchiveEntry): Promise<Readable>
+  openEntry(entry: ArchiveEntry): Promise<EntryStream>
   /** Reads a whole entry into memory; refuses entries declared larger than `maxBytes`. */
   readEntry(entry: ArchiveEntry, maxBytes?: number): Promise<Buffer>
   /** Streams every entry once, in order, and returns each one's real size and SHA-256. */

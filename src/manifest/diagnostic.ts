@@ -39,6 +39,14 @@ export const diagnosticCodes = [
   'languages-recomputed',
   'id-mismatch',
   'version-mismatch',
+  // an artifact whose archive breaks DESIGN §5 (the ArchiveError code, reported as a diagnostic)
+  'unsafe-entry',
+  'limit-exceeded',
+  'archive-malformed',
+  'archive-unsupported',
+  'manifest-missing',
+  // pack's own warning (DESIGN §6)
+  'source-looks-like-debug-build',
 ] as const
 
 export type DiagnosticCode = (typeof diagnosticCodes)[number] | `schema:${string}`

@@ -1,0 +1,70 @@
+import {Flags} from '@oclif/core'
+import {keyUsages, subjectKinds} from '../../src/signing/certificate.js'
+import {issueCertificateFiles} from '../../src/signing/certificate-files.js'
+import {BaseCommand} from '../base.js'
+
+export default class CertIssue extends BaseCommand<typeof CertIssue> {
+  static override summary = 'Issue a certificate for a public key, signed by the root or by an issuer certificate.'
+  static override description = `Signs a certificate (DESIGN §7.1) for the subject's public key with the root key (--root-key) or with an issuer's key (--issuer-key, --issuer-certificate, --issuer-signature). Writes certificate.json and certificate.sig into the output folder; a certificate with --usage issuer is written as issuer.json and issuer.sig, the names it carries in an artifact. A certificate issued by an issuer gets copies of issuer.json and issuer.sig beside it, so the folder holds the whole chain for sign. Times are UTC, written YYYY-MM-DDTHH:MM:SSZ; validity bounds are inclusive and must lie inside the issuer's. Existing files are never overwritten.
+
+Exit status: 0 written, 1 the certificate was refused (invalid subject key, issuer rules), 2 usage error or an output file exists, 3 a key or certificate file cannot be read.`
+
+  static override examples = [
+    '<%= config.bin %> cert issue --root-key pki/root.key --root-key-id root_example --subject-public-key signing.pub --subject-kind creator --subject-id com.example --subject-name "Example Labs" --not-after 2031-01-01T00:00:00Z --output cert',
+    '<%= config.bin %> cert issue --issuer-key issuer.key --issuer-certificate pki/issuer.json --issuer-signature pki/issuer.sig --subject-public-key signing.pub --subject-kind organization --subject-id com.example --subject-name "Example Labs" --not-after 2031-01-01T00:00:00Z --output cert',
+  ]
+
+  static override flags = {
+    'root-key': Flags.string({description: 'The root private key file (a certificate signed by the root).', helpValue: '<file>'}),
+    'issuer-key': Flags.string({description: "The issuer's private key file (a certificate signed by an issuer certificate; with the next two).", helpValue: '<file>'}),
+    'issuer-certificate': Flags.string({description: 'The issuer certificate (issuer.json).', helpValue: '<file>'}),
+    'issuer-signature': Flags.string({description: "The issuer certificate's signature (issuer.sig).", helpValue: '<file>'}),
+    'subject-public-key': Flags.string({description: "The subject's public key file (from keygen).", required: true, helpValue: '<file>'}),
+    'subject-kind': Flags.option({options: subjectKinds, description: 'Who the certificate is for.', required: true})(),
+    'subject-id': Flags.string({description: "The subject's id (for creators and organizations, the manifest's publisher.id).", required: true, helpValue: '<id>'}),
+    'subject-name': Flags.string({description: "The subject's display name.", required: true, helpValue: '<name>'}),
+    usage: Flags.option({options: keyUsages, description: 'What the key may do: sign artifacts, sign registry data, or issue certificates.', default: 'package' as const})(),
+    'not-before': Flags.string({description: 'Start of validity, YYYY-MM-DDTHH:MM:SSZ (default: now).', helpValue: '<time>'}),
+    'not-after': Flags.string({description: 'End of validity, YYYY-MM-DDTHH:MM:SSZ.', required: true, helpValue: '<time>'}),
+    'root-key-id': Flags.string({description: 'The root key id (required with --root-key; with an issuer, defaults to its root).', helpValue: '<id>'}),
+    output: Flags.string({char: 'o', description: 'Folder to write the certificate files into.', required: true, helpValue: '<dir>'}),
+  }
+
+  async run(): Promise<void> {
+    const {usage, output, json} = this.flags
+    const {
+      'root-key': rootKeyFile,
+      'issuer-key': issuerKeyFile,
+      'issuer-certificate': issuerCertificateFile,
+      'issuer-signature': issuerSignatureFile,
+      'subject-public-key': subjectPublicKeyFile,
+      'subject-kind': kind,
+      'subject-id': id,
+      'subject-name': name,
+      'not-before': notBefore,
+      'not-after': notAfter,
+      'root-key-id': rootKeyId,
+    } = this.flags
+    const issued = await issueCertificateFiles({
+      subject: {kind, id, name},
+      subjectPublicKeyFile,
+      keyUsage: usage,
+      notBefore: notBefore ?? new Date(),
+      notAfter,
+      rootKeyFile,
+      issuerKeyFile,
+      issuerCertificateFile,
+      issuerSignatureFile,
+      rootKeyId,
+      output,
+    })
+    if (json) {
+      this.outJson(issued)
+      return
+    }
+    const {certificate} = issued
+    this.out(
+      `Issued ${certificate.certificateId} (${certificate.keyUsage[0]}) for ${certificate.subject.kind} ${certificate.subject.id}, valid ${certificate.notBefore} to ${certificate.notAfter}: ${issued.certificateFile}, ${issued.signatureFile}.`,
+    )
+  }
+}

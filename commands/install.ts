@@ -1,0 +1,91 @@
+import {Args, Flags} from '@oclif/core'
+import {install} from '../src/install/install.js'
+import {versionDir} from '../src/install/layout.js'
+import type {InstallWarning} from '../src/install/warnings.js'
+import {readTrustStore} from '../src/signing/trust.js'
+import {BaseCommand} from './base.js'
+import {formatBytes, progressBar} from './progress.js'
+
+/** Artifacts at least this large get a progress bar (when stderr is a terminal). */
+const progressThresholdBytes = 64 * 1024 * 1024
+
+/** `--protocol 1-3` (or `2`): the protocol majors the host serves. */
+const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
+  description: 'Protocol majors the host serves, as MIN-MAX or one number.',
+  helpValue: '<min-max>',
+  async parse(input) {
+    const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(input)
+    const minimum = Number(match?.[1])
+    const maximum = Number(match?.[2] ?? match?.[1])
+    if (match === null || minimum < 1 || maximum < minimum) throw new Error(`--protocol expects MIN-MAX with 1 <= MIN <= MAX, not ${JSON.stringify(input)}.`)
+    return {minimum, maximum}
+  },
+})
+
+/** One warning line for stderr. */
+export function warningLine(item: InstallWarning): string {
+  return `warning ${item.code}: ${item.message}${item.blocking ? ' (blocks auto-start)' : ''}`
+}
+
+export default class Install extends BaseCommand<typeof Install> {
+  static override summary = 'Install a .svcPlugin artifact into a host data root.'
+  static override description = `Checks everything before writing anything: the archive (strict reading), the manifest (development level), the expected id and the host compatibility. Then extracts into <data-root>/plugins/_staging, checks every file against files[] and the signature, and promotes the result into <data-root>/plugins/<id>/versions/<version> with one rename. An unsigned artifact needs --allow-unsigned; a plugin once installed Trusted never accepts an unsigned version.
+
+Without --host-version the host counts as a development build (0.0.0-dev): the plugin's compatibility.svc range is not checked (warning svc-compatibility-unchecked).
+
+Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 usage error, 3 the artifact cannot be read.`
+
+  static override examples = [
+    '<%= config.bin %> install weather-1.4.2.svcPlugin --data-root ~/.svc --trust trust.json --host-version 1.8.0',
+    '<%= config.bin %> install dev-build.svcPlugin --data-root ./data --allow-unsigned --no-activate',
+    '<%= config.bin %> install weather-1.4.2.svcPlugin --data-root ./data --trust trust.json --expect-id com.example.weather-station --json',
+  ]
+
+  static override args = {
+    artifact: Args.string({description: 'The .svcPlugin file to install.', required: true}),
+  }
+
+  static override flags = {
+    'data-root': Flags.string({description: 'The host data directory (plugins live under <dir>/plugins).', required: true, helpValue: '<dir>'}),
+    rid: Flags.string({description: 'The host runtime identifier (default: this machine, e.g. linux-x64).'}),
+    'host-version': Flags.string({description: 'The host version checked against compatibility.svc (default 0.0.0-dev: not checked).'}),
+    protocol: protocolFlag({default: {minimum: 1, maximum: 3}}),
+    trust: Flags.string({description: 'Trust store file: the roots a signature must chain to.', helpValue: '<file>'}),
+    'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
+    'expect-id': Flags.string({description: 'Refuse unless the artifact is this plugin id.', helpValue: '<id>'}),
+    force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
+    activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
+    retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 0, min: 0}),
+  }
+
+  async run(): Promise<void> {
+    const {artifact} = this.args
+    const {rid, protocol, trust, force, activate, retain, json, quiet} = this.flags
+    const dataRoot = this.flags['data-root']
+    const hostVersion = this.flags['host-version']
+    const expectId = this.flags['expect-id']
+    const bar = progressBar('install', !json && !quiet)
+    const result = await install(artifact, {
+      dataRoot,
+      ...(rid === undefined ? {} : {hostRid: rid}),
+      ...(hostVersion === undefined ? {} : {hostVersion}),
+      protocol,
+      ...(trust === undefined ? {} : {trust: await readTrustStore(trust)}),
+      allowUnsigned: this.flags['allow-unsigned'],
+      ...(expectId === undefined ? {} : {expectId}),
+      force,
+      activate,
+      retain,
+      onProgress: ({step, bytesDone, bytesTotal}) => {
+        if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatBytes(bytesDone))
+      },
+    }).finally(() => bar.finish())
+    if (json) {
+      this.outJson(result)
+      return
+    }
+    for (const item of result.warnings) this.note(warningLine(item))
+    const activation = result.activated ? '' : ', not activated'
+    this.out(`Installed ${result.id} ${result.version} (${result.verdict}${activation}) -> ${versionDir(dataRoot, result.id, result.version)}`)
+  }
+}

@@ -1,0 +1,28 @@
+import {Flags} from '@oclif/core'
+import {listInstalled} from '../src/install/installed.js'
+import {BaseCommand} from './base.js'
+
+export default class List extends BaseCommand<typeof List> {
+  static override summary = 'List the installed plugins.'
+  static override description = `One line per plugin: id, active version (- when none), every installed version, and the trust it was admitted with.
+
+Exit status: 0, 2 usage error.`
+
+  static override examples = ['<%= config.bin %> list --data-root ~/.svc', '<%= config.bin %> list --data-root ~/.svc --json']
+
+  static override flags = {
+    'data-root': Flags.string({description: 'The host data directory.', required: true, helpValue: '<dir>'}),
+  }
+
+  async run(): Promise<void> {
+    const plugins = await listInstalled(this.flags['data-root'])
+    if (this.flags.json) {
+      this.outJson(plugins)
+      return
+    }
+    for (const plugin of plugins) {
+      this.out(`${plugin.id} ${plugin.activeVersion ?? '-'} [${plugin.versions.join(', ')}] ${plugin.verdict ?? 'unknown'}${plugin.pending ? ' (install pending)' : ''}`)
+    }
+    this.note(`${plugins.length} plugin(s) installed.`)
+  }
+}

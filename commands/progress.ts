@@ -1,0 +1,41 @@
+/** A one-line progress bar on stderr, drawn only when stderr is a terminal. */
+export interface ProgressBar {
+  update(done: number, total: number, detail: string): void
+  finish(): void
+}
+
+const width = 28
+
+/** Returns a bar for `label`, or one that draws nothing when stderr is not a TTY or `enabled` is false. */
+export function progressBar(label: string, enabled: boolean): ProgressBar {
+  if (!enabled || !process.stderr.isTTY) return {update() {}, finish() {}}
+  let drawn = false
+  let last = 0
+  return {
+    update(done, total, detail) {
+      const now = Date.now()
+      if (done < total && now - last < 80) return
+      last = now
+      const ratio = total === 0 ? 1 : Math.min(1, done / total)
+      const filled = Math.round(ratio * width)
+      process.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${detail}\x1b[K`)
+      drawn = true
+    },
+    finish() {
+      if (drawn) process.stderr.write('\r\x1b[K')
+    },
+  }
+}
+
+/** Bytes as a short human figure (`12.3 MB`). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit += 1
+  }
+  return `${value.toFixed(1)} ${units[unit]}`
+}

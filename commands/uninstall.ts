@@ -1,0 +1,38 @@
+import {Args, Flags} from '@oclif/core'
+import {uninstall} from '../src/install/uninstall.js'
+import {BaseCommand} from './base.js'
+
+export default class Uninstall extends BaseCommand<typeof Uninstall> {
+  static override summary = 'Uninstall every version of a plugin.'
+  static override description = `Deactivates the plugin, then removes all its versions. Its data directory and trust record stay (so a plugin once installed Trusted still needs a signed artifact next time) unless --purge. Refused while another installed plugin depends on it, unless --force.
+
+Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usage error.`
+
+  static override examples = [
+    '<%= config.bin %> uninstall com.example.weather-station --data-root ~/.svc',
+    '<%= config.bin %> uninstall com.example.weather-station --data-root ~/.svc --purge --json',
+  ]
+
+  static override args = {
+    id: Args.string({description: 'The plugin id.', required: true}),
+  }
+
+  static override flags = {
+    'data-root': Flags.string({description: 'The host data directory.', required: true, helpValue: '<dir>'}),
+    force: Flags.boolean({char: 'f', description: 'Uninstall even though other installed plugins depend on it.', default: false}),
+    purge: Flags.boolean({description: 'Also remove the plugin data directory and its trust record.', default: false}),
+  }
+
+  async run(): Promise<void> {
+    const {id} = this.args
+    const {force, purge, json} = this.flags
+    const result = await uninstall(this.flags['data-root'], id, {force, purge})
+    if (json) {
+      this.outJson(result)
+      return
+    }
+    if (result.dependents.length > 0) this.note(`warning dependency-in-use: ${result.dependents.join(', ')} depend on ${id} and will not start.`)
+    const removed = result.removedVersions.length === 0 ? 'no version' : result.removedVersions.join(', ')
+    this.out(`Uninstalled ${result.id} (${removed}; ${result.purged ? 'data and trust record purged' : 'data kept'})`)
+  }
+}

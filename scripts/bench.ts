@@ -1,0 +1,137 @@
+/**
+ * `npm run bench`: measures svc-plugin against the standard tools named in DESIGN §11, side by
+ * side and alternating in one run, on a generated ~300 MB / ~2,000-file plugin tree. Prints a
+ * table and writes `.bench/results.json`. Never part of the tests: timings on shared machines
+ * are noisy, so every figure is a median of several alternating runs.
+ */
+import {rmSync} from 'node:fs'
+import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {openArchive} from '../src/archive/reader.js'
+import {validateManifest} from '../src/manifest/validate.js'
+import {makeHostileArchives} from './make-hostile-archives.js'
+import {ensureBenchTree} from './bench/tree.js'
+import {measure, measureShell, median, type Measurement} from './bench/measure.js'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+const benchDir = path.join(repoRoot, '.bench')
+const cli = path.join(repoRoot, 'bin', 'run.js')
+const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice(9) ?? 5)
+
+interface Row {
+  task: string
+  ours: string
+  theirs: string
+  ratio: string
+  target: string
+}
+const rows: Row[] = []
+const results: Record<string, unknown> = {}
+
+function log(text: string): void {
+  process.stderr.write(`${text}\n`)
+}
+
+/** Alternates two commands `rounds` times; returns the medians and peak RSS of each. */
+function alternate(ours: () => Measurement, theirs: () => Measurement, before?: () => void) {
+  const a: Measurement[] = []
+  const b: Measurement[] = []
+  for (let round = 0; round < rounds; round += 1) {
+    before?.()
+    a.push(ours())
+    before?.()
+    b.push(theirs())
+    log(`  round ${round + 1}/${rounds}: ours ${a.at(-1)!.seconds.toFixed(2)} s, theirs ${b.at(-1)!.seconds.toFixed(2)} s`)
+  }
+  const summary = (list: Measurement[]) => ({
+    medianSeconds: median(list.map((m) => m.seconds)),
+    peakRssMiB: Math.max(...list.map((m) => m.peakRssMiB)),
+    runs: list.map((m) => Number(m.seconds.toFixed(3))),
+  })
+  return {ours: summary(a), theirs: summary(b)}
+}
+
+async function benchValidate(manifestFile: string): Promise<void> {
+  log('validate: in-process throughput and CLI cold start')
+  const bytes = await readFile(manifestFile)
+  validateManifest(bytes, {level: 'development'})
+  const count = 20_000
+  const start = performance.now()
+  for (let i = 0; i < count; i += 1) validateManifest(bytes, {level: 'development'})
+  const perSecond = count / ((performance.now() - start) / 1000)
+  const cold: number[] = []
+  for (let i = 0; i < 15; i += 1) cold.push(measure(process.execPath, [cli, 'validate', manifestFile], repoRoot).seconds)
+  results.validate = {manifestsPerSecond: Math.round(perSecond), coldStartMedianMs: Math.round(median(cold) * 1000)}
+  rows.push({task: 'validate (in-process)', ours: `${Math.round(perSecond)}/s`, theirs: '-', ratio: '-', target: '≥ 20,000/s'})
+  rows.push({task: 'validate CLI cold start', ours: `${Math.round(median(cold) * 1000)} ms`, theirs: '-', ratio: '-', target: '< 400 ms'})
+}
+
+async function benchPack(tree: string, work: string): Promise<string> {
+  log('pack: svc-plugin pack vs zip -r -X -6, alternating')
+  const ours = path.join(work, 'ours.svcPlugin')
+  const theirs = path.join(work, 'theirs.zip')
+  const result = alternate(
+    () => measure(process.execPath, [cli, 'pack', tree, '--output', ours, '--force', '--quiet'], work),
+    () => measure('zip', ['-r', '-X', '-6', '-q', theirs, '.'], tree),
+    () => rmSync(theirs, {force: true}),
+  )
+  const ratio = result.theirs.medianSeconds / result.ours.medianSeconds
+  results.pack = {...result, speedup: Number(ratio.toFixed(2))}
+  rows.push({
+    task: 'pack vs zip -r -X -6',
+    ours: `${result.ours.medianSeconds.toFixed(2)} s, ${result.ours.peakRssMiB.toFixed(0)} MiB`,
+    theirs: `${result.theirs.medianSeconds.toFixed(2)} s, ${result.theirs.peakRssMiB.toFixed(0)} MiB`,
+    ratio: `${ratio.toFixed(2)}× faster`,
+    target: '≥ 1.5× faster, < 150 MiB',
+  })
+  return ours
+}
+
+async function benchBombs(work: string): Promise<void> {
+  log('hostile archives: time to refusal')
+  const dir = path.join(work, 'hostile')
+  await rm(dir, {recursive: true, force: true})
+  await mkdir(dir, {recursive: true})
+  const cases = await makeHostileArchives(dir)
+  const times: Record<string, number> = {}
+  for (const item of cases.filter((c) => /bomb|too-large|too-many/.test(c.name))) {
+    const start = performance.now()
+    try {
+      const archive = await openArchive(item.file)
+      try {
+        await archive.digestEntries()
+      } finally {
+        await archive.close()
+      }
+    } catch {
+      // refused, as expected
+    }
+    times[item.name] = Number((performance.now() - start).toFixed(1))
+  }
+  results.bombs = times
+  const worst = Math.max(...Object.values(times))
+  rows.push({task: 'bombs refused (worst of ' + Object.keys(times).length + ')', ours: `${worst} ms`, theirs: '-', ratio: '-', target: '< 100 ms'})
+}
+
+async function main(): Promise<void> {
+  await mkdir(benchDir, {recursive: true})
+  const work = path.join(benchDir, 'work')
+  await rm(work, {recursive: true, force: true})
+  await mkdir(work, {recursive: true})
+  log('generating the plugin tree (cached in .bench/)…')
+  const tree = await ensureBenchTree(benchDir)
+  log(`tree: ${tree.files} files, ${(tree.bytes / 1048576).toFixed(0)} MiB`)
+  results.tree = tree
+  await benchValidate(path.join(repoRoot, 'fixtures', 'example-plugin', 'manifest.json'))
+  await benchPack(tree.root, work)
+  await benchBombs(work)
+  void measureShell
+  await writeFile(path.join(benchDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
+  const widths = [28, 24, 24, 16, 26]
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' ')
+  process.stdout.write(`${line(['task', 'svc-plugin', 'standard tool', 'ratio', 'target'])}\n`)
+  for (const row of rows) process.stdout.write(`${line([row.task, row.ours, row.theirs, row.ratio, row.target])}\n`)
+}
+
+await main()

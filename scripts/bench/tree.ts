@@ -1,0 +1,130 @@
+import {createCipheriv, createHash} from 'node:crypto'
+import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {deflateRawSync} from 'node:zlib'
+
+/** Bumped whenever the generated tree changes, so a cached tree is rebuilt. */
+const treeVersion = 'bench-tree-3'
+
+/** What the generated tree holds. */
+export interface BenchTree {
+  root: string
+  files: number
+  bytes: number
+}
+
+/** A deterministic byte source: AES-128-CTR over zeros with a fixed key (fast, reproducible). */
+function stream(seed: string): (length: number) => Buffer {
+  const key = createHash('sha256').update(seed).digest().subarray(0, 16)
+  const cipher = createCipheriv('aes-128-ctr', key, Buffer.alloc(16))
+  return (length) => cipher.update(Buffer.alloc(length))
+}
+
+const words = [
+  'public', 'private', 'static', 'async', 'await', 'return', 'class', 'interface', 'namespace', 'using', 'var', 'string',
+  'int', 'bool', 'Task', 'void', 'new', 'if', 'else', 'foreach', 'in', 'null', 'this', 'Plugin', 'Weather', 'Station',
+  'Forecast', 'Temperature', 'Humidity', 'Request', 'Response', 'Http', 'Client', 'Logger', 'Options', 'Settings',
+]
+
+/** Source-like text: identifiers, keywords and punctuation from a seeded generator (deflates to ~25%). */
+function text(seed: string, length: number): Buffer {
+  const noise = stream(seed)(length)
+  const parts: string[] = []
+  let size = 0
+  for (let i = 0; size < length; i += 1) {
+    const word = words[noise[i % noise.length]! % words.length]!
+    const separator = noise[(i * 7) % noise.length]! % 9 === 0 ? ';\n    ' : ' '
+    parts.push(word, separator)
+    size += word.length + separator.length
+  }
+  return Buffer.from(parts.join(''), 'utf8').subarray(0, length)
+}
+
+/** Machine-code-like bytes: random blocks mixed with repeated tables and zero runs (deflates to ~60%). */
+function binary(seed: string, length: number): Buffer {
+  const random = stream(seed)
+  const out = Buffer.alloc(length)
+  const table = random(4096)
+  for (let offset = 0; offset < length; offset += 4096) {
+    const kind = (offset / 4096) % 5
+    const block = kind < 2 ? random(4096) : kind < 4 ? table : Buffer.alloc(4096)
+    block.copy(out, offset, 0, Math.min(4096, length - offset))
+  }
+  return out
+}
+
+/** Already-compressed bytes (a deflate stream of text): deflate cannot shrink them further. */
+function compressed(seed: string, length: number): Buffer {
+  const packed = deflateRawSync(text(seed, length * 4), {level: 1})
+  return Buffer.concat([packed, stream(`${seed}/pad`)(Math.max(0, length - packed.length))]).subarray(0, length)
+}
+
+/** Pure noise (encrypted or random assets). */
+function random(seed: string, length: number): Buffer {
+  return stream(seed)(length)
+}
+
+type Kind = 'text' | 'binary' | 'compressed' | 'random'
+const makers: Record<Kind, (seed: string, length: number) => Buffer> = {text, binary, compressed, random}
+
+/**
+ * Generates (or reuses) a plugin tree of about 300 MB in about 2,000 files under `dir`: three
+ * RIDs of runtime-like payload (text, machine-code-like, already compressed and random bytes),
+ * shared assets and localization files, and a valid manifest.
+ */
+export async function ensureBenchTree(dir: string): Promise<BenchTree> {
+  const root = path.join(dir, 'tree')
+  const marker = path.join(dir, 'tree.version')
+  const existing = await readFile(marker, 'utf8').catch(() => '')
+  if (existing.startsWith(`${treeVersion} `)) {
+    const [, files, bytes] = existing.trim().split(' ')
+    return {root, files: Number(files), bytes: Number(bytes)}
+  }
+  await rm(root, {recursive: true, force: true})
+  const rids = ['linux-x64', 'win-x64', 'osx-arm64']
+  let files = 0
+  let bytes = 0
+  const put = async (name: string, data: Buffer) => {
+    const file = path.join(root, name)
+    await mkdir(path.dirname(file), {recursive: true})
+    await writeFile(file, data)
+    files += 1
+    bytes += data.length
+  }
+  // Per RID: 600 small and medium files, one large native library.
+  const small: [Kind, number][] = [['text', 24_000], ['binary', 70_000], ['compressed', 48_000], ['random', 30_000]]
+  for (const rid of rids) {
+    for (let i = 0; i < 600; i += 1) {
+      const [kind, size] = small[i % small.length]!
+      const extension = kind === 'text' ? 'json' : kind === 'binary' ? 'dll' : kind === 'compressed' ? 'png' : 'bin'
+      await put(`runtimes/${rid}/lib/module-${String(i).padStart(3, '0')}.${extension}`, makers[kind](`${rid}/${i}`, size + ((i * 7919) % 9000)))
+    }
+    await put(`runtimes/${rid}/native/libcore.${rid.startsWith('win') ? 'dll' : 'so'}`, binary(`${rid}/core`, 40_000_000))
+    await put(`runtimes/${rid}/data/model.bin`, random(`${rid}/model`, 12_000_000))
+    await put(`runtimes/${rid}/data/catalog.json`, text(`${rid}/catalog`, 12_000_000))
+    await put(`runtimes/${rid}/${rid.startsWith('win') ? 'WeatherStation.exe' : 'weather-station'}`, binary(`${rid}/exe`, 2_000_000))
+  }
+  for (let i = 0; i < 180; i += 1) await put(`assets/icons/icon-${String(i).padStart(3, '0')}.png`, compressed(`icon/${i}`, 60_000))
+  for (const culture of ['', '.de', '.fr-FR', '.ja', '.pt-BR']) await put(`Localization/Strings${culture}.resx`, text(`resx${culture}`, 80_000))
+  await put('assets/icon.png', compressed('icon', 4_000))
+  const manifest = {
+    manifestVersion: 1,
+    id: 'com.example.bench-plugin',
+    name: 'Bench Plugin',
+    version: '1.0.0',
+    description: 'A generated plugin tree for benchmarks.',
+    icon: 'assets/icon.png',
+    publisher: {name: 'Example Labs', id: 'com.example'},
+    license: 'MIT',
+    repository: 'https://example.com/bench',
+    compatibility: {protocol: {minimum: 1, maximum: 3}},
+    entrypoints: {
+      'linux-x64': {executable: 'runtimes/linux-x64/weather-station'},
+      'osx-arm64': {executable: 'runtimes/osx-arm64/weather-station'},
+      'win-x64': {executable: 'runtimes/win-x64/WeatherStation.exe'},
+    },
+  }
+  await writeFile(path.join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  await writeFile(marker, `${treeVersion} ${files} ${bytes}\n`)
+  return {root, files, bytes}
+}

@@ -1,0 +1,571 @@
+/**
+ * Generates the hostile `.svcPlugin` corpus: one archive per rule of DESIGN §5.1–5.3, each an
+ * otherwise plausible plugin broken in exactly the way its name says. No library writes such
+ * files, so they are built byte by byte here (test tooling: it lives in scripts/, not src/).
+ *
+ *   node dist/scripts/make-hostile-archives.js <dir>
+ */
+import {createHash} from 'node:crypto'
+import {mkdir, open, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {pathToFileURL} from 'node:url'
+import zlib from 'node:zlib'
+import type {ArchiveErrorCode, ArchiveErrorReason} from '../src/archive/errors.js'
+
+/** One archive of the corpus and how the strict reader must refuse it. */
+export interface HostileCase {
+  /** Absolute path of the generated archive. */
+  file: string
+  /** The case name, which is also the file's stem. */
+  name: string
+  /** What is wrong with the archive. */
+  description: string
+  expect: {
+    code: ArchiveErrorCode
+    reason: ArchiveErrorReason
+    /** `open`: openArchive refuses it before any byte is inflated; `read`: the entry streams do. */
+    at: 'open' | 'read'
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A byte-level ZIP builder (APPNOTE 4.3) that writes whatever it is told, lies included.
+
+const MiB = 1024 * 1024
+const flagUtf8 = 0x0800
+const madeByUnix = (3 << 8) | 20
+
+interface RawEntry {
+  name: string | Buffer
+  /** Uncompressed content. */
+  data?: Buffer
+  method?: number
+  /** The bytes stored after the local header; default: deflate(data) for method 8, data otherwise. */
+  payload?: Buffer
+  flags?: number
+  crc?: number
+  compressedSize?: number
+  uncompressedSize?: number
+  versionMadeBy?: number
+  /** Unix mode for the high half of the external attributes (default 0o100644). */
+  mode?: number
+  externalAttributes?: number
+  centralExtra?: Buffer
+  localExtra?: Buffer
+  /** Local-header fields that differ from the central record. */
+  local?: {name?: string | Buffer; method?: number; flags?: number; crc?: number; compressedSize?: number; uncompressedSize?: number; signature?: number}
+  /** Bytes written right after the payload (a data descriptor, or junk). */
+  after?: Buffer
+  /** Point the central record at this offset and write no local record for it. */
+  localHeaderOffset?: number
+}
+
+interface BuildOptions {
+  /** Bytes before the first local header. */
+  prepend?: Buffer
+  /** Shift every offset by the prepended length, as `zip -A` would. */
+  adjustOffsets?: boolean
+  /** Bytes after the end record. */
+  append?: Buffer
+  comment?: Buffer
+  /** Bytes between the central directory and the end record. */
+  beforeEnd?: Buffer
+  zip64?: boolean
+  end?: Partial<{disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number}>
+}
+
+const bytes = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value, 'utf8') : value)
+
+function localHeader(fields: {signature?: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer}): Buffer {
+  const header = Buffer.alloc(30)
+  header.writeUInt32LE(fields.signature ?? 0x04034b50, 0)
+  header.writeUInt16LE(20, 4)
+  header.writeUInt16LE(fields.flags, 6)
+  header.writeUInt16LE(fields.method, 8)
+  header.writeUInt16LE(0, 10)
+  header.writeUInt16LE(0x21, 12) // 1980-01-01
+  header.writeUInt32LE(fields.crc >>> 0, 14)
+  header.writeUInt32LE(fields.compressedSize >>> 0, 18)
+  header.writeUInt32LE(fields.uncompressedSize >>> 0, 22)
+  header.writeUInt16LE(fields.name.length, 26)
+  header.writeUInt16LE(fields.extra.length, 28)
+  return Buffer.concat([header, fields.name, fields.extra])
+}
+
+function centralHeader(fields: {madeBy: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer; external: number; offset: number}): Buffer {
+  const header = Buffer.alloc(46)
+  header.writeUInt32LE(0x02014b50, 0)
+  header.writeUInt16LE(fields.madeBy, 4)
+  header.writeUInt16LE(20, 6)
+  header.writeUInt16LE(fields.flags, 8)
+  header.writeUInt16LE(fields.method, 10)
+  header.writeUInt16LE(0, 12)
+  header.writeUInt16LE(0x21, 14)
+  header.writeUInt32LE(fields.crc >>> 0, 16)
+  header.writeUInt32LE(fields.compressedSize >>> 0, 20)
+  header.writeUInt32LE(fields.uncompressedSize >>> 0, 24)
+  header.writeUInt16LE(fields.name.length, 28)
+  header.writeUInt16LE(fields.extra.length, 30)
+  header.writeUInt16LE(0, 32)
+  header.writeUInt16LE(0, 34)
+  header.writeUInt16LE(0, 36)
+  header.writeUInt32LE(fields.external >>> 0, 38)
+  header.writeUInt32LE(fields.offset >>> 0, 42)
+  return Buffer.concat([header, fields.name, fields.extra])
+}
+
+function endRecord(fields: {disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number; comment: Buffer}): Buffer {
+  const record = Buffer.alloc(22)
+  record.writeUInt32LE(0x06054b50, 0)
+  record.writeUInt16LE(fields.disk, 4)
+  record.writeUInt16LE(fields.centralDisk, 6)
+  record.writeUInt16LE(fields.entriesOnDisk, 8)
+  record.writeUInt16LE(fields.entries, 10)
+  record.writeUInt32LE(fields.centralSize >>> 0, 12)
+  record.writeUInt32LE(fields.centralOffset >>> 0, 16)
+  record.writeUInt16LE(fields.comment.length, 20)
+  return Buffer.concat([record, fields.comment])
+}
+
+function zip64EndRecords(entries: number, centralSize: number, centralOffset: number, recordOffset: number): Buffer {
+  const record = Buffer.alloc(56)
+  record.writeUInt32LE(0x06064b50, 0)
+  record.writeBigUInt64LE(44n, 4)
+  record.writeUInt16LE(madeByUnix, 12)
+  record.writeUInt16LE(45, 14)
+  record.writeBigUInt64LE(BigInt(entries), 24)
+  record.writeBigUInt64LE(BigInt(entries), 32)
+  record.writeBigUInt64LE(BigInt(centralSize), 40)
+  record.writeBigUInt64LE(BigInt(centralOffset), 48)
+  const locator = Buffer.alloc(20)
+  locator.writeUInt32LE(0x07064b50, 0)
+  locator.writeBigUInt64LE(BigInt(recordOffset), 8)
+  locator.writeUInt32LE(1, 16)
+  return Buffer.concat([record, locator])
+}
+
+/** Builds a ZIP from raw entries, in the order given, with whatever lies the entries and options carry. */
+function buildZip(entries: readonly RawEntry[], options: BuildOptions = {}): Buffer {
+  const prepend = options.prepend ?? Buffer.alloc(0)
+  const parts: Buffer[] = [prepend]
+  const central: Buffer[] = []
+  let offset = options.adjustOffsets ? prepend.length : 0
+  for (const entry of entries) {
+    const name = bytes(entry.name)
+    const data = entry.data ?? Buffer.alloc(0)
+    const method = entry.method ?? 8
+    const payload = entry.payload ?? (method === 8 ? zlib.deflateRawSync(data) : data)
+    const flags = entry.flags ?? flagUtf8
+    const crc = entry.crc ?? zlib.crc32(data)
+    const compressedSize = entry.compressedSize ?? payload.length
+    const uncompressedSize = entry.uncompressedSize ?? data.length
+    let headerOffset = entry.localHeaderOffset
+    if (headerOffset === undefined) {
+      headerOffset = offset
+      const local = entry.local ?? {}
+      const header = localHeader({
+        signature: local.signature,
+        flags: local.flags ?? flags,
+        method: local.method ?? method,
+        crc: local.crc ?? (flags & 0x8 ? 0 : crc),
+        compressedSize: local.compressedSize ?? (flags & 0x8 ? 0 : compressedSize),
+        uncompressedSize: local.uncompressedSize ?? (flags & 0x8 ? 0 : uncompressedSize),
+        name: local.name === undefined ? name : bytes(local.name),
+        extra: entry.localExtra ?? Buffer.alloc(0),
+      })
+      const after = entry.after ?? Buffer.alloc(0)
+      parts.push(header, payload, after)
+      offset += header.length + payload.length + after.length
+    }
+    central.push(
+      centralHeader({
+        madeBy: entry.versionMadeBy ?? madeByUnix,
+        flags,
+        method,
+        crc,
+        compressedSize,
+        uncompressedSize,
+        name,
+        extra: entry.centralExtra ?? Buffer.alloc(0),
+        external: entry.externalAttributes ?? ((entry.mode ?? 0o100644) << 16) >>> 0,
+        offset: headerOffset,
+      }),
+    )
+  }
+  const centralDirectory = Buffer.concat(central)
+  const centralOffset = offset
+  parts.push(centralDirectory)
+  offset += centralDirectory.length
+  if (options.beforeEnd) {
+    parts.push(options.beforeEnd)
+    offset += options.beforeEnd.length
+  }
+  if (options.zip64) parts.push(zip64EndRecords(entries.length, centralDirectory.length, centralOffset, offset))
+  const end = {
+    disk: 0,
+    centralDisk: 0,
+    entriesOnDisk: options.zip64 ? 0xffff : entries.length,
+    entries: options.zip64 ? 0xffff : entries.length,
+    centralSize: options.zip64 ? 0xffffffff : centralDirectory.length,
+    centralOffset: options.zip64 ? 0xffffffff : centralOffset,
+    ...options.end,
+  }
+  parts.push(endRecord({...end, comment: options.comment ?? Buffer.alloc(0)}), options.append ?? Buffer.alloc(0))
+  return Buffer.concat(parts)
+}
+
+/** Writes stored entries of `size` zero bytes each, leaving the data as holes: a huge archive that takes no disk space. */
+async function writeSparseStoredZip(file: string, entries: readonly {name: string; size: number}[]): Promise<void> {
+  const handle = await open(file, 'w')
+  try {
+    const central: Buffer[] = []
+    let offset = 0
+    for (const entry of entries) {
+      const name = bytes(entry.name)
+      const crc = crcOfZeros(entry.size)
+      const header = localHeader({flags: flagUtf8, method: 0, crc, compressedSize: entry.size, uncompressedSize: entry.size, name, extra: Buffer.alloc(0)})
+      await handle.write(header, 0, header.length, offset)
+      central.push(centralHeader({madeBy: madeByUnix, flags: flagUtf8, method: 0, crc, compressedSize: entry.size, uncompressedSize: entry.size, name, extra: Buffer.alloc(0), external: (0o100644 << 16) >>> 0, offset}))
+      offset += header.length + entry.size
+    }
+    const directory = Buffer.concat(central)
+    const end = endRecord({disk: 0, centralDisk: 0, entriesOnDisk: entries.length, entries: entries.length, centralSize: directory.length, centralOffset: offset, comment: Buffer.alloc(0)})
+    const tail = Buffer.concat([directory, end])
+    await handle.write(tail, 0, tail.length, offset)
+  } finally {
+    await handle.close()
+  }
+}
+
+const zeroMiB = Buffer.alloc(MiB)
+function crcOfZeros(size: number): number {
+  let crc = 0
+  for (let done = 0; done < size; done += MiB) crc = zlib.crc32(zeroMiB.subarray(0, Math.min(MiB, size - done)), crc)
+  return crc
+}
+
+/** Packs bits least-significant first, as deflate does (RFC 1951 §3.1.1). */
+class BitWriter {
+  readonly #buffer: Buffer
+  #position = 0
+  #accumulator = 0
+  #count = 0
+
+  constructor(capacity: number) {
+    this.#buffer = Buffer.alloc(capacity)
+  }
+
+  bits(value: number, count: number): void {
+    this.#accumulator |= value << this.#count
+    this.#count += count
+    while (this.#count >= 8) {
+      this.#buffer[this.#position++] = this.#accumulator & 0xff
+      this.#accumulator >>>= 8
+      this.#count -= 8
+    }
+  }
+
+  /** A Huffman code, which deflate stores most-significant bit first. */
+  code(code: number, count: number): void {
+    let reversed = 0
+    for (let i = 0; i < count; i++) reversed |= ((code >>> i) & 1) << (count - 1 - i)
+    this.bits(reversed, count)
+  }
+
+  finish(): Buffer {
+    if (this.#count > 0) this.bits(0, 8 - this.#count)
+    return this.#buffer.subarray(0, this.#position)
+  }
+}
+
+/**
+ * A raw deflate stream of `size` zero bytes, built directly instead of compressed: one fixed-Huffman
+ * block, a literal zero, then <length 258, distance 1> pairs (13 bits per 258 bytes, a ratio of
+ * about 160), so a bomb of hundreds of MiB costs a few milliseconds and no memory to build.
+ */
+function deflateZeros(size: number): Buffer {
+  const writer = new BitWriter(Math.ceil(size / 258) * 2 + 600)
+  writer.bits(1, 1) // BFINAL
+  writer.bits(1, 2) // BTYPE 01: fixed Huffman codes
+  let left = size
+  if (left > 0) {
+    writer.code(0x30, 8) // literal 0
+    left--
+  }
+  for (; left >= 258; left -= 258) {
+    writer.code(0xc5, 8) // length code 285: 258 bytes
+    writer.code(0, 5) // distance code 0: 1 byte back
+  }
+  for (; left > 0; left--) writer.code(0x30, 8)
+  writer.code(0, 7) // end of block
+  return writer.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plausible plugin every case starts from.
+
+const executable = Buffer.concat([Buffer.from('7f454c4602010100', 'hex'), Buffer.alloc(4000, 0x90), Buffer.from('weather station\n')])
+const icon = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(300, 0x11)])
+const payload: RawEntry[] = [
+  {name: 'assets/icon.png', data: icon},
+  {name: 'runtimes/linux-x64/sample', data: executable, mode: 0o100755},
+]
+
+function manifestBytes(extra: Record<string, unknown> = {}): Buffer {
+  const files = payload.map((entry) => ({
+    path: String(entry.name),
+    sha256: `sha256:${createHash('sha256').update(entry.data!).digest('hex')}`,
+    size: entry.data!.length,
+  }))
+  const manifest = {
+    manifestVersion: 1,
+    id: 'com.example.hostile-sample',
+    name: 'Hostile Sample',
+    version: '1.0.0',
+    description: 'An otherwise valid plugin, broken in one way for the strict reader to refuse.',
+    icon: 'assets/icon.png',
+    publisher: {name: 'Example Labs', id: 'com.example'},
+    entrypoints: {'linux-x64': {executable: 'runtimes/linux-x64/sample'}},
+    files,
+    ...extra,
+  }
+  return Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)
+}
+
+const manifest: RawEntry = {name: 'manifest.json', data: manifestBytes()}
+
+/** The plugin with `extra` entries appended. */
+function plugin(...extra: RawEntry[]): RawEntry[] {
+  return [manifest, ...payload, ...extra]
+}
+
+const note = Buffer.from('A small text file.\n'.repeat(20))
+
+/** One entry with a hostile name and an ordinary body. */
+function named(name: string | Buffer, extra: Partial<RawEntry> = {}): RawEntry[] {
+  return plugin({name, data: note, ...extra})
+}
+
+/** One regular-looking entry with a hostile Unix mode. */
+function moded(mode: number, extra: Partial<RawEntry> = {}): RawEntry[] {
+  return plugin({name: 'runtimes/linux-x64/extra', data: Buffer.from('/etc/passwd'), mode, ...extra})
+}
+
+function unicodePathExtra(rawName: Buffer, unicodeName: string): Buffer {
+  const body = Buffer.concat([Buffer.from([1]), Buffer.alloc(4), Buffer.from(unicodeName, 'utf8')])
+  body.writeUInt32LE(zlib.crc32(rawName), 1)
+  const header = Buffer.alloc(4)
+  header.writeUInt16LE(0x7075, 0)
+  header.writeUInt16LE(body.length, 2)
+  return Buffer.concat([header, body])
+}
+
+function zip64Extra(uncompressed: number, compressed: number): Buffer {
+  const field = Buffer.alloc(20)
+  field.writeUInt16LE(0x0001, 0)
+  field.writeUInt16LE(16, 2)
+  field.writeBigUInt64LE(BigInt(uncompressed), 4)
+  field.writeBigUInt64LE(BigInt(compressed), 12)
+  return field
+}
+
+function dataDescriptor(crc: number, compressedSize: number, uncompressedSize: number): Buffer {
+  const descriptor = Buffer.alloc(16)
+  descriptor.writeUInt32LE(0x08074b50, 0)
+  descriptor.writeUInt32LE(crc >>> 0, 4)
+  descriptor.writeUInt32LE(compressedSize, 8)
+  descriptor.writeUInt32LE(uncompressedSize, 12)
+  return descriptor
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus.
+
+type Build = Buffer | ((file: string) => Promise<void>)
+
+interface CaseDefinition {
+  name: string
+  description: string
+  code: ArchiveErrorCode
+  reason: ArchiveErrorReason
+  at?: 'open' | 'read'
+  build: () => Build
+}
+
+const text = Buffer.from('The quick brown fox jumps over the lazy dog.\n'.repeat(400))
+
+const definitions: CaseDefinition[] = [
+  // Not a ZIP at all.
+  {name: 'not-a-zip', description: 'a text file', code: 'not-an-artifact', reason: 'no-end-record', build: () => Buffer.from('This is not a ZIP archive.\n'.repeat(10))},
+  {name: 'empty-file', description: 'zero bytes', code: 'not-an-artifact', reason: 'no-end-record', build: () => Buffer.alloc(0)},
+  {name: 'truncated', description: 'a valid archive cut in half', code: 'not-an-artifact', reason: 'no-end-record', build: () => {
+    const whole = buildZip(plugin())
+    return whole.subarray(0, whole.length >> 1)
+  }},
+
+  // DESIGN §5.3: nothing before, after or around the archive.
+  {name: 'prepended-bytes', description: 'a stub glued before the archive, offsets left as they were', code: 'archive-malformed', reason: 'prepended-bytes', build: () => buildZip(plugin(), {prepend: Buffer.from('#!/bin/sh\nexec unzip "$0"\n')})},
+  {name: 'prepended-bytes-adjusted', description: 'a stub before the archive with every offset shifted to match (zip -A)', code: 'archive-malformed', reason: 'prepended-bytes', build: () => buildZip(plugin(), {prepend: Buffer.from('MZ self-extractor stub....'), adjustOffsets: true})},
+  {name: 'trailing-bytes', description: 'bytes appended after the end record', code: 'archive-malformed', reason: 'trailing-bytes', build: () => buildZip(plugin(), {append: Buffer.from('appended payload')})},
+  {name: 'archive-comment', description: 'a non-empty archive comment', code: 'archive-malformed', reason: 'archive-comment', build: () => buildZip(plugin(), {comment: Buffer.from('comment')})},
+  {name: 'central-directory-misplaced', description: 'junk between the central directory and the end record', code: 'archive-malformed', reason: 'central-directory-misplaced', build: () => buildZip(plugin(), {beforeEnd: Buffer.from('hidden bytes')})},
+  {name: 'hidden-central-record', description: 'the end record counts one central record fewer than the directory holds', code: 'archive-malformed', reason: 'central-directory-invalid', build: () => buildZip(plugin(), {end: {entries: 2, entriesOnDisk: 2}})},
+  {name: 'gap-between-entries', description: 'unlisted bytes between two entries', code: 'archive-malformed', reason: 'gap-between-entries', build: () => buildZip([manifest, {...payload[0]!, after: Buffer.from('smuggled bytes')}, payload[1]!])},
+  {name: 'multi-disk', description: 'an end record that names another disk', code: 'archive-unsupported', reason: 'multi-disk', build: () => buildZip(plugin(), {end: {disk: 1, centralDisk: 1}})},
+  {name: 'zip64-eocd', description: 'a ZIP64 end record and locator', code: 'archive-unsupported', reason: 'zip64', build: () => buildZip(plugin(), {zip64: true})},
+  {name: 'zip64-extra-field', description: 'an entry whose sizes are 0xffffffff, deferred to a ZIP64 extra field', code: 'archive-unsupported', reason: 'zip64', build: () => {
+    const data = Buffer.from('zip64 sized entry\n')
+    const compressed = zlib.deflateRawSync(data)
+    return buildZip(plugin({name: 'notes.txt', data, payload: compressed, compressedSize: 0xffffffff, uncompressedSize: 0xffffffff, centralExtra: zip64Extra(data.length, compressed.length), local: {compressedSize: 0xffffffff, uncompressedSize: 0xffffffff}, localExtra: zip64Extra(data.length, compressed.length)}))
+  }},
+
+  // Encryption, methods, second names.
+  {name: 'encrypted-entry', description: 'traditional PKWARE encryption (flag bit 0)', code: 'archive-unsupported', reason: 'encrypted', build: () => buildZip(plugin({name: 'secret.txt', data: note, flags: flagUtf8 | 0x1}))},
+  {name: 'strong-encryption', description: 'strong encryption (flag bits 0 and 6)', code: 'archive-unsupported', reason: 'encrypted', build: () => buildZip(plugin({name: 'secret.txt', data: note, flags: flagUtf8 | 0x41}))},
+  {name: 'method-bzip2', description: 'compression method 12 (bzip2)', code: 'archive-unsupported', reason: 'unsupported-method', build: () => buildZip(plugin({name: 'notes.txt', data: note, method: 12, payload: Buffer.from('BZh91AY&SY fake')}))},
+  {name: 'method-lzma', description: 'compression method 14 (LZMA)', code: 'archive-unsupported', reason: 'unsupported-method', build: () => buildZip(plugin({name: 'notes.txt', data: note, method: 14, payload: Buffer.from('fake lzma data')}))},
+  {name: 'unicode-path-extra', description: 'an Info-ZIP Unicode-path extra field giving the entry a second name', code: 'archive-unsupported', reason: 'unicode-path-extra', build: () => {
+    const raw = Buffer.from('notes.txt')
+    return buildZip(plugin({name: raw, data: note, centralExtra: unicodePathExtra(raw, 'runtimes/linux-x64/sample2')}))
+  }},
+
+  // Local headers that disagree with the central directory.
+  {name: 'local-header-name-mismatch', description: 'the local header names another file than the central record', code: 'archive-malformed', reason: 'local-header-name-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, local: {name: 'other.exe'}}))},
+  {name: 'local-header-size-mismatch', description: 'the local header declares other sizes', code: 'archive-malformed', reason: 'local-header-size-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, local: {uncompressedSize: 5}}))},
+  {name: 'local-header-method-mismatch', description: 'the local header says stored, the central record deflate', code: 'archive-malformed', reason: 'local-header-method-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, local: {method: 0}}))},
+  {name: 'local-header-flags-mismatch', description: 'the local header has other general-purpose flags', code: 'archive-malformed', reason: 'local-header-flags-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, local: {flags: flagUtf8 | 0x2}}))},
+  {name: 'local-header-crc-mismatch', description: 'the local header declares another CRC-32', code: 'archive-malformed', reason: 'local-header-crc-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, local: {crc: 0x12345678}}))},
+  {name: 'local-header-signature', description: 'the central record points at bytes that are not a local header', code: 'archive-malformed', reason: 'local-header-invalid', build: () => buildZip(plugin({name: 'notes.txt', data: note, local: {signature: 0x0badf00d}}))},
+  {name: 'data-descriptor-mismatch', description: 'a data descriptor that contradicts the central record', code: 'archive-malformed', reason: 'data-descriptor-mismatch', build: () => {
+    const compressed = zlib.deflateRawSync(note)
+    return buildZip(plugin({name: 'notes.txt', data: note, flags: flagUtf8 | 0x8, payload: compressed, after: dataDescriptor(0xdeadbeef, compressed.length, note.length)}))
+  }},
+  {name: 'stored-size-mismatch', description: 'a stored entry whose compressed and uncompressed sizes differ', code: 'archive-malformed', reason: 'stored-size-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, method: 0, uncompressedSize: note.length * 2}))},
+  {name: 'directory-entry-with-data', description: 'a directory entry that carries bytes', code: 'archive-malformed', reason: 'directory-entry-with-data', build: () => buildZip(plugin({name: 'assets/', data: Buffer.from('data'), method: 0, mode: 0o040755}))},
+
+  // Fifield bombs and overlaps.
+  {name: 'overlapping-entries', description: 'a stored entry whose data quotes the next entry whole', code: 'archive-malformed', reason: 'overlapping-entries', build: () => {
+    const inner = {name: 'inner.txt', data: note}
+    const innerRecord = localHeader({flags: flagUtf8, method: 0, crc: zlib.crc32(note), compressedSize: note.length, uncompressedSize: note.length, name: bytes(inner.name), extra: Buffer.alloc(0)})
+    const outerName = 'outer.bin'
+    const quoted = Buffer.concat([innerRecord, note])
+    return buildZip([
+      {name: outerName, data: quoted, method: 0},
+      {...inner, method: 0, localHeaderOffset: 30 + outerName.length},
+      manifest,
+      ...payload,
+    ])
+  }},
+  {name: 'overlap-bomb', description: 'twelve entries sharing one 256 MiB deflate kernel: about 3 GiB declared from 1.6 MB', code: 'limit-exceeded', reason: 'total-too-large', build: () => {
+    const size = 256 * MiB
+    const kernel = deflateZeros(size)
+    const crc = crcOfZeros(size)
+    const copies = Array.from({length: 12}, (_, i): RawEntry => ({name: `data/blob-${String(i).padStart(2, '0')}.bin`, payload: kernel, crc, uncompressedSize: size, localHeaderOffset: 0, local: {name: 'data/blob-00.bin'}}))
+    return buildZip([{...copies[0]!, localHeaderOffset: undefined, local: undefined}, ...copies.slice(1), manifest, ...payload])
+  }},
+  {name: 'ratio-bomb', description: 'one honest deflate stream of 400 MiB of zeros in 2.6 MB', code: 'limit-exceeded', reason: 'compression-ratio', build: () => {
+    const size = 400 * MiB
+    return buildZip(plugin({name: 'data/zeros.bin', payload: deflateZeros(size), crc: crcOfZeros(size), uncompressedSize: size}))
+  }},
+  {name: 'entry-too-large-declared', description: 'an entry declaring 600 MiB uncompressed', code: 'limit-exceeded', reason: 'entry-too-large', build: () => buildZip(plugin({name: 'data/huge.bin', data: note, uncompressedSize: 600 * MiB}))},
+  {name: 'total-too-large', description: 'three entries declaring 400 MiB each', code: 'limit-exceeded', reason: 'total-too-large', build: () => buildZip(plugin(...[1, 2, 3].map((i) => ({name: `data/part${i}.bin`, data: note, uncompressedSize: 400 * MiB}))))},
+  {name: 'manifest-too-large', description: 'a 9 MiB manifest.json (a valid manifest padded with whitespace)', code: 'limit-exceeded', reason: 'manifest-too-large', build: () => {
+    const padded = Buffer.concat([manifestBytes(), Buffer.alloc(9 * MiB, 0x20)])
+    return buildZip([{name: 'manifest.json', data: padded}, ...payload])
+  }},
+  {name: 'too-many-entries', description: '20,001 tiny stored entries', code: 'limit-exceeded', reason: 'too-many-entries', build: () => {
+    const one = Buffer.from('x')
+    const many = Array.from({length: 20_001 - 3}, (_, i): RawEntry => ({name: `data/${String(i).padStart(5, '0')}.txt`, data: one, method: 0}))
+    return buildZip(plugin(...many))
+  }},
+  {name: 'archive-too-large', description: 'a 540 MiB archive (sparse on disk) of three stored 180 MiB entries', code: 'limit-exceeded', reason: 'archive-too-large', build: () => async (file) => {
+    await writeSparseStoredZip(file, [
+      {name: 'manifest.json', size: 0},
+      ...[1, 2, 3].map((i) => ({name: `data/part${i}.bin`, size: 180 * MiB})),
+    ])
+  }},
+
+  // Lies found while streaming.
+  {name: 'crc-mismatch', description: 'an entry whose bytes fail their (consistently declared) CRC-32', code: 'archive-malformed', reason: 'crc-mismatch', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: note, crc: zlib.crc32(note) ^ 1}))},
+  {name: 'deflate-short', description: 'a deflate stream cut short: it wants more bytes than the compressed size declares', code: 'archive-malformed', reason: 'deflate-length-mismatch', at: 'read', build: () => {
+    const compressed = zlib.deflateRawSync(text)
+    return buildZip(plugin({name: 'notes.txt', data: text, payload: compressed.subarray(0, compressed.length >> 1)}))
+  }},
+  {name: 'deflate-trailing-bytes', description: 'a deflate stream that ends before the declared compressed size', code: 'archive-malformed', reason: 'deflate-length-mismatch', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: text, payload: Buffer.concat([zlib.deflateRawSync(text), Buffer.from('hidden!')])}))},
+  {name: 'deflate-invalid', description: 'bytes that are not a deflate stream', code: 'archive-malformed', reason: 'deflate-invalid', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: note, payload: Buffer.alloc(32, 0xff)}))},
+  {name: 'declared-size-lies', description: 'an entry declaring 1,000 bytes that inflates to 1 MiB', code: 'archive-malformed', reason: 'entry-larger-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', payload: deflateZeros(MiB), crc: crcOfZeros(1000), uncompressedSize: 1000}))},
+  {name: 'declared-size-short', description: 'an entry declaring more bytes than it inflates to', code: 'archive-malformed', reason: 'entry-smaller-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: note, uncompressedSize: note.length + 100}))},
+
+  // DESIGN §5.1: names.
+  {name: 'path-traversal-dotdot', description: 'an entry named ../evil.txt', code: 'unsafe-entry', reason: 'parent-segment', build: () => buildZip(named('../evil.txt'))},
+  {name: 'path-traversal-inner', description: 'a .. segment inside the path', code: 'unsafe-entry', reason: 'parent-segment', build: () => buildZip(named('assets/../../evil.txt'))},
+  {name: 'absolute-path', description: 'an absolute path', code: 'unsafe-entry', reason: 'absolute', build: () => buildZip(named('/etc/cron.d/evil'))},
+  {name: 'unc-path', description: 'a Windows UNC path', code: 'unsafe-entry', reason: 'absolute', build: () => buildZip(named('\\\\server\\share\\evil.dll'))},
+  {name: 'drive-letter', description: 'a drive-letter path', code: 'unsafe-entry', reason: 'drive-letter', build: () => buildZip(named('C:/Windows/evil.dll'))},
+  {name: 'backslash', description: 'a backslash in an archive name', code: 'unsafe-entry', reason: 'backslash', build: () => buildZip(named('runtimes\\win-x64\\evil.dll'))},
+  {name: 'backslash-traversal', description: 'a backslash traversal', code: 'unsafe-entry', reason: 'backslash', build: () => buildZip(named('..\\evil.dll'))},
+  {name: 'control-char', description: 'a control character (BEL) in a name', code: 'unsafe-entry', reason: 'control-character', build: () => buildZip(named('notes\u0007.txt'))},
+  {name: 'nul-in-name', description: 'a NUL byte in a name', code: 'unsafe-entry', reason: 'control-character', build: () => buildZip(named('notes.txt\u0000.exe'))},
+  {name: 'empty-name', description: 'an entry with an empty name', code: 'unsafe-entry', reason: 'empty', build: () => buildZip(named(''))},
+  {name: 'too-long-name', description: 'a 201-character name', code: 'unsafe-entry', reason: 'too-long', build: () => buildZip(named(`data/${'n'.repeat(192)}.txt`))},
+  {name: 'too-deep', description: '33 path segments', code: 'unsafe-entry', reason: 'too-deep', build: () => buildZip(named(`${'d/'.repeat(32)}f.txt`))},
+  {name: 'trailing-dot', description: 'a segment ending with a dot', code: 'unsafe-entry', reason: 'trailing-dot-or-space', build: () => buildZip(named('docs./notes.txt'))},
+  {name: 'trailing-space', description: 'a name ending with a space', code: 'unsafe-entry', reason: 'trailing-dot-or-space', build: () => buildZip(named('notes.txt '))},
+  {name: 'reserved-char', description: 'a reserved character (?) in a name', code: 'unsafe-entry', reason: 'reserved-character', build: () => buildZip(named('what?.txt'))},
+  {name: 'reserved-char-colon', description: 'an NTFS alternate data stream name', code: 'unsafe-entry', reason: 'reserved-character', build: () => buildZip(named('notes.txt:hidden'))},
+  {name: 'empty-segment', description: 'an empty segment (a//b)', code: 'unsafe-entry', reason: 'empty-segment', build: () => buildZip(named('assets//notes.txt'))},
+  {name: 'dot-segment', description: 'a . segment', code: 'unsafe-entry', reason: 'dot-segment', build: () => buildZip(named('./notes.txt'))},
+  {name: 'device-name-con', description: 'the Windows device name CON', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('assets/CON'))},
+  {name: 'device-name-with-extension', description: 'a device name with an extension (lpt1.txt)', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('lpt1.txt'))},
+  {name: 'invalid-utf8-name', description: 'a name flagged UTF-8 whose bytes are not UTF-8', code: 'unsafe-entry', reason: 'invalid-utf8', build: () => buildZip(named(Buffer.from([0x6e, 0x6f, 0x74, 0x65, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74])))},
+
+  // DESIGN §5.1: file types.
+  {name: 'symlink-entry', description: 'a symlink to /etc/passwd', code: 'unsafe-entry', reason: 'symlink', build: () => buildZip(moded(0o120777))},
+  {name: 'symlink-7zip', description: 'a symlink in 7-Zip\'s convention (MS-DOS host, Unix bits flagged 0x8000)', code: 'unsafe-entry', reason: 'symlink', build: () => buildZip(moded(0, {versionMadeBy: 20, externalAttributes: ((0o120777 << 16) | 0x8000 | 0x20) >>> 0}))},
+  {name: 'fifo-mode', description: 'a FIFO', code: 'unsafe-entry', reason: 'fifo', build: () => buildZip(moded(0o010644))},
+  {name: 'socket-mode', description: 'a socket', code: 'unsafe-entry', reason: 'socket', build: () => buildZip(moded(0o140755))},
+  {name: 'char-device', description: 'a character device', code: 'unsafe-entry', reason: 'character-device', build: () => buildZip(moded(0o020644))},
+  {name: 'block-device', description: 'a block device', code: 'unsafe-entry', reason: 'block-device', build: () => buildZip(moded(0o060644))},
+  {name: 'directory-mode-file', description: 'a file entry whose mode says directory', code: 'unsafe-entry', reason: 'not-a-regular-file', build: () => buildZip(moded(0o040755))},
+
+  // DESIGN §5.1: duplicates and collisions.
+  {name: 'duplicate-name', description: 'the same name twice', code: 'archive-malformed', reason: 'duplicate-name', build: () => buildZip(plugin({name: 'runtimes/linux-x64/sample', data: Buffer.from('replacement'), mode: 0o100755}))},
+  {name: 'case-collision', description: 'README.md and readme.md', code: 'archive-malformed', reason: 'case-collision', build: () => buildZip(plugin({name: 'README.md', data: note}, {name: 'readme.md', data: note}))},
+  {name: 'nfc-collision', description: 'café.txt in NFC and in NFD', code: 'archive-malformed', reason: 'nfc-collision', build: () => buildZip(plugin({name: 'caf\u00e9.txt', data: note}, {name: 'cafe\u0301.txt', data: note}))},
+  {name: 'file-directory-collision', description: 'a file named assets beside assets/icon.png', code: 'archive-malformed', reason: 'file-directory-collision', build: () => buildZip([manifest, {name: 'assets', data: note}, ...payload])},
+]
+
+/** Writes every hostile archive into `dir` (created if needed) and returns the cases, in a fixed order. */
+export async function makeHostileArchives(dir: string): Promise<HostileCase[]> {
+  await mkdir(dir, {recursive: true})
+  const cases: HostileCase[] = []
+  for (const definition of definitions) {
+    const file = path.resolve(dir, `${definition.name}.svcPlugin`)
+    const built = definition.build()
+    if (Buffer.isBuffer(built)) await writeFile(file, built)
+    else await built(file)
+    cases.push({
+      file,
+      name: definition.name,
+      description: definition.description,
+      expect: {code: definition.code, reason: definition.reason, at: definition.at ?? 'open'},
+    })
+  }
+  return cases
+}
+
+/** The plugin every hostile case starts from, as a valid archive (for tests that the base itself is accepted). */
+export async function makeBaseArchive(file: string): Promise<void> {
+  await writeFile(file, buildZip(plugin()))
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const dir = process.argv[2]
+  if (dir === undefined) {
+    process.stderr.write('usage: node dist/scripts/make-hostile-archives.js <dir>\n')
+    process.exit(2)
+  }
+  const cases = await makeHostileArchives(dir)
+  for (const item of cases) process.stdout.write(`${item.name}\t${item.expect.code}/${item.expect.reason}\t${item.file}\n`)
+  process.stderr.write(`${cases.length} hostile archives written to ${path.resolve(dir)}.\n`)
+}

@@ -1,0 +1,145 @@
+import {createHash, type Hash} from 'node:crypto'
+import {Transform, type TransformCallback} from 'node:stream'
+import zlib from 'node:zlib'
+import {ArchiveError} from './errors.js'
+import {FdRangeStream, UnexpectedEndOfFile} from './fd.js'
+import {quoteName} from './path-policy.js'
+import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
+
+/**
+ * Checks an entry's bytes as they pass (DESIGN §5.2, §5.3): never more than the declared size (the
+ * stream errors at the first byte past it, so a bomb is cut off after one chunk), exactly the
+ * declared size at the end, the declared CRC-32, and a deflate stream that ended exactly at the
+ * declared compressed size. Keeps a running SHA-256, so no entry needs to be read twice.
+ */
+class VerifiedEntryStream extends Transform implements EntryStream {
+  readonly #entry: ArchiveEntry
+  readonly #deflateEnd: (() => ArchiveError | null) | null
+  readonly #hash: Hash = createHash('sha256')
+  #size = 0
+  #crc = 0
+  #digest: EntryDigest | null = null
+
+  constructor(entry: ArchiveEntry, deflateEnd: (() => ArchiveError | null) | null) {
+    super()
+    this.#entry = entry
+    this.#deflateEnd = deflateEnd
+  }
+
+  get digest(): EntryDigest | null {
+    return this.#digest
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    const entry = this.#entry
+    this.#size += chunk.length
+    if (this.#size > entry.uncompressedSize) {
+      callback(
+        new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds more than the ${entry.uncompressedSize} bytes it declares.`, {
+          reason: 'entry-larger-than-declared',
+          entry: entry.name,
+          declared: entry.uncompressedSize,
+          atLeast: this.#size,
+        }),
+      )
+      return
+    }
+    this.#crc = zlib.crc32(chunk, this.#crc)
+    this.#hash.update(chunk)
+    callback(null, chunk)
+  }
+
+  override _flush(callback: TransformCallback): void {
+    const entry = this.#entry
+    const deflateProblem = this.#deflateEnd?.() ?? null
+    if (deflateProblem !== null) return callback(deflateProblem)
+    if (this.#size !== entry.uncompressedSize) {
+      return callback(
+        new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds ${this.#size} bytes but declares ${entry.uncompressedSize}.`, {
+          reason: 'entry-smaller-than-declared',
+          entry: entry.name,
+          declared: entry.uncompressedSize,
+          actual: this.#size,
+        }),
+      )
+    }
+    const crc = this.#crc >>> 0
+    if (crc !== entry.crc32) {
+      return callback(
+        new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} fails its CRC-32 check (computed ${hex32(crc)}, declared ${hex32(entry.crc32)}).`, {
+          reason: 'crc-mismatch',
+          entry: entry.name,
+          declared: entry.crc32,
+          actual: crc,
+        }),
+      )
+    }
+    this.#digest = {size: this.#size, sha256: `sha256:${this.#hash.digest('hex')}`}
+    callback()
+  }
+}
+
+/** An entry stream and when it stops using the archive's descriptor. */
+export interface OpenedEntryStream {
+  stream: EntryStream
+  /** Settles once no read of this stream is in flight any more (after it ended or was destroyed). */
+  released: Promise<void>
+}
+
+/**
+ * Streams the verified bytes of `entry`, whose data (already proven to lie inside the file) starts
+ * at `dataStart` of the open descriptor `fd`. Every failure surfaces as an ArchiveError emitted by
+ * the returned stream; destroying the returned stream releases the read and the inflater.
+ */
+export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: number): OpenedEntryStream {
+  const raw = new FdRangeStream(fd, {start: dataStart, end: dataStart + entry.compressedSize})
+  const released = new Promise<void>((resolve) => raw.once('close', resolve))
+  if (entry.method === 0) {
+    const verified = new VerifiedEntryStream(entry, null)
+    raw.on('error', (error) => verified.destroy(readError(entry, error)))
+    verified.on('close', () => raw.destroy())
+    raw.pipe(verified)
+    return {stream: verified, released}
+  }
+  const inflater = zlib.createInflateRaw({chunkSize: 64 * 1024})
+  // The inflater is fed exactly compressedSize bytes; a stream that ended before consuming
+  // them all hides bytes, one that wants more was cut short: both are lies about the length.
+  const deflateEnd = (): ArchiveError | null =>
+    inflater.bytesWritten === entry.compressedSize
+      ? null
+      : deflateLengthMismatch(entry, `the deflate stream ends after ${inflater.bytesWritten} of ${entry.compressedSize} compressed bytes`)
+  const verified = new VerifiedEntryStream(entry, deflateEnd)
+  raw.on('error', (error) => verified.destroy(readError(entry, error)))
+  inflater.on('error', (error: NodeJS.ErrnoException) => verified.destroy(inflateError(entry, error)))
+  verified.on('close', () => {
+    raw.destroy()
+    inflater.destroy()
+  })
+  raw.pipe(inflater).pipe(verified)
+  return {stream: verified, released}
+}
+
+function inflateError(entry: ArchiveEntry, error: NodeJS.ErrnoException): ArchiveError {
+  if (error.code === 'Z_BUF_ERROR') {
+    return deflateLengthMismatch(entry, `the deflate stream needs more than the ${entry.compressedSize} compressed bytes declared`, error)
+  }
+  return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} is not a valid deflate stream (${error.message}).`, {reason: 'deflate-invalid', entry: entry.name}, {cause: error})
+}
+
+function deflateLengthMismatch(entry: ArchiveEntry, what: string, cause?: unknown): ArchiveError {
+  return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)}: ${what}.`, {reason: 'deflate-length-mismatch', entry: entry.name}, {cause})
+}
+
+function readError(entry: ArchiveEntry, error: Error): ArchiveError {
+  if (error instanceof UnexpectedEndOfFile) {
+    return new ArchiveError('archive-malformed', `The archive ended while entry ${quoteName(entry.name)} was read: it changed after it was opened.`, {
+      reason: 'entry-smaller-than-declared',
+      entry: entry.name,
+    }, {cause: error})
+  }
+  return new ArchiveError('unreadable', `Entry ${quoteName(entry.name)} could not be read: ${error.message}`, {reason: 'io-error', entry: entry.name}, {cause: error})
+}
+
+function hex32(value: number): string {
+  return `0x${value.toString(16).padStart(8, '0')}`
+}

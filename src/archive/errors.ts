@@ -1,0 +1,119 @@
+import {SvcPluginError} from '../errors.js'
+import type {EntryPathProblem} from './path-policy.js'
+
+/**
+ * What went wrong with an archive, coarse enough to act on (DESIGN §5, §7.4):
+ * - `not-an-artifact`: not a ZIP at all (no end record) or not a regular file; the CLI exits 3.
+ * - `file-not-found`: the archive does not exist; `unreadable`: it exists but cannot be read.
+ * - `unsafe-entry`: an entry breaks the path policy or is a symlink, FIFO, socket or device (§5.1).
+ * - `limit-exceeded`: a limit of §5.2 is broken, declared or real.
+ * - `archive-malformed`: the structure lies (§5.3): stray bytes, headers that disagree, overlaps,
+ *   CRC or size lies, duplicate or colliding names.
+ * - `archive-unsupported`: well-formed but outside what we read: ZIP64, encryption, methods other
+ *   than stored/deflate, the Info-ZIP Unicode-path extra field, multi-disk archives.
+ * - `source-changed`: (writer) a file changed between being hashed and being written.
+ * - `output-exists`: (writer) the output exists and overwriting was not asked for.
+ * - `write-failed`: (writer) the output or a source could not be written or read.
+ */
+export type ArchiveErrorCode =
+  | 'not-an-artifact'
+  | 'file-not-found'
+  | 'unreadable'
+  | 'unsafe-entry'
+  | 'limit-exceeded'
+  | 'archive-malformed'
+  | 'archive-unsupported'
+  | 'source-changed'
+  | 'output-exists'
+  | 'write-failed'
+
+/** The fine-grained reason carried in `details.reason`; tests and callers may branch on it. */
+export type ArchiveErrorReason =
+  // not-an-artifact / file-not-found / unreadable
+  | 'no-end-record'
+  | 'not-a-file'
+  | 'missing'
+  | 'io-error'
+  | 'archive-closed'
+  // unsafe-entry: the path policy, then types and encodings
+  | EntryPathProblem
+  | 'symlink'
+  | 'fifo'
+  | 'socket'
+  | 'character-device'
+  | 'block-device'
+  | 'not-a-regular-file'
+  | 'invalid-utf8'
+  // limit-exceeded
+  | 'too-many-entries'
+  | 'archive-too-large'
+  | 'entry-too-large'
+  | 'total-too-large'
+  | 'compression-ratio'
+  | 'manifest-too-large'
+  | 'read-limit'
+  // archive-malformed: layout
+  | 'prepended-bytes'
+  | 'trailing-bytes'
+  | 'archive-comment'
+  | 'end-record-invalid'
+  | 'central-directory-invalid'
+  | 'central-directory-misplaced'
+  | 'extra-field-invalid'
+  | 'local-header-invalid'
+  | 'local-header-name-mismatch'
+  | 'local-header-method-mismatch'
+  | 'local-header-flags-mismatch'
+  | 'local-header-size-mismatch'
+  | 'local-header-crc-mismatch'
+  | 'data-descriptor-mismatch'
+  | 'stored-size-mismatch'
+  | 'directory-entry-with-data'
+  | 'overlapping-entries'
+  | 'gap-between-entries'
+  // archive-malformed: names
+  | 'duplicate-name'
+  | 'case-collision'
+  | 'nfc-collision'
+  | 'file-directory-collision'
+  // archive-malformed: data, found while streaming
+  | 'crc-mismatch'
+  | 'deflate-length-mismatch'
+  | 'deflate-invalid'
+  | 'entry-larger-than-declared'
+  | 'entry-smaller-than-declared'
+  // archive-unsupported
+  | 'zip64'
+  | 'encrypted'
+  | 'unsupported-method'
+  | 'unicode-path-extra'
+  | 'multi-disk'
+  // writer
+  | 'size-changed'
+  | 'digest-changed'
+  | 'source-missing'
+  | 'source-not-regular'
+  | 'source-io'
+  | 'output-io'
+  | 'output-exists'
+
+/** Machine-readable facts of an {@link ArchiveError}: always a reason, the entry name when one is to blame. */
+export interface ArchiveErrorDetails {
+  reason: ArchiveErrorReason
+  entry?: string
+  [key: string]: unknown
+}
+
+/** Thrown (or emitted by an entry stream) when an archive cannot be read or written safely. */
+export class ArchiveError extends SvcPluginError<ArchiveErrorCode> {
+  declare readonly details: Readonly<ArchiveErrorDetails>
+
+  constructor(code: ArchiveErrorCode, message: string, details: ArchiveErrorDetails, options: {cause?: unknown} = {}) {
+    super(code, message, {details, cause: options.cause})
+  }
+}
+
+/** True when `error` is an {@link ArchiveError}, optionally with the given code. */
+export function isArchiveError(error: unknown, code?: ArchiveErrorCode): error is ArchiveError {
+  return error instanceof ArchiveError && (code === undefined || error.code === code)
+}

@@ -1,0 +1,168 @@
+import yauzl from 'yauzl'
+import {checkExtraFields, type CentralRecord} from './central-directory.js'
+import {zipSignature, type EndRecord} from './end-record.js'
+import {ArchiveError} from './errors.js'
+import {readAt} from './fd.js'
+import {quoteName} from './path-policy.js'
+
+const localHeaderSize = 30
+const flagDataDescriptor = 0x0008
+// Read a little past the name in the same call, so most headers (extra field included) take one read.
+const readSlack = 64
+const parallelReads = 16
+
+/** Where one record's bytes lie in the file, once its local header has been checked. */
+interface Span {
+  record: CentralRecord
+  /** The local header's offset. */
+  start: number
+  /** First byte of the file data. */
+  dataStart: number
+  /** First byte after the data and its data descriptor. */
+  end: number
+}
+
+/**
+ * Reads every local header and proves the file holds nothing but the entries the central directory
+ * lists, back to back (DESIGN §5.3): each local header agrees with its central record (name,
+ * method, flags, CRC and sizes, or its data descriptor does), no entry overlaps another (Fifield
+ * bombs), the first starts at byte 0 and the last ends where the central directory starts.
+ * Returns each record's file-data offset, in record order.
+ */
+export async function checkLocalHeaders(fd: number, records: readonly CentralRecord[], end: EndRecord): Promise<number[]> {
+  const spans = new Array<Span | ArchiveError>(records.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < records.length) {
+      const index = next++
+      try {
+        spans[index] = await readSpan(fd, records[index]!, end.centralDirectoryOffset)
+      } catch (error) {
+        if (!(error instanceof ArchiveError)) throw error
+        spans[index] = error
+      }
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(parallelReads, records.length)}, worker))
+  // Reads ran in parallel; report the first broken record in directory order, whatever finished first.
+  const checked: Span[] = []
+  for (const span of spans) {
+    if (span instanceof ArchiveError) throw span
+    checked.push(span!)
+  }
+  checkLayout(checked, end.centralDirectoryOffset)
+  return checked.map((span) => span.dataStart)
+}
+
+async function readSpan(fd: number, record: CentralRecord, limit: number): Promise<Span> {
+  const {name} = record
+  const start = record.localHeaderOffset
+  const room = limit - start
+  let header = room >= localHeaderSize ? await readAt(fd, Math.min(localHeaderSize + record.nameRaw.length + readSlack, room), start) : Buffer.alloc(0)
+  if (header.length < localHeaderSize || header.readUInt32LE(0) !== zipSignature.localHeader) {
+    throw new ArchiveError('archive-malformed', `Entry ${quoteName(name)} points at offset ${start}, where there is no local file header.`, {
+      reason: 'local-header-invalid',
+      entry: name,
+      offset: start,
+    })
+  }
+  const nameLength = header.readUInt16LE(26)
+  const extraLength = header.readUInt16LE(28)
+  const headerLength = localHeaderSize + nameLength + extraLength
+  if (headerLength > room) {
+    throw new ArchiveError('archive-malformed', `The local header of entry ${quoteName(name)} runs into the central directory.`, {
+      reason: 'local-header-invalid',
+      entry: name,
+      offset: start,
+    })
+  }
+  if (headerLength > header.length) header = await readAt(fd, headerLength, start)
+
+  const flags = header.readUInt16LE(6)
+  if (flags !== record.flags) throw mismatch(name, 'local-header-flags-mismatch', 'general-purpose flags', flags, record.flags)
+  const method = header.readUInt16LE(8)
+  if (method !== record.method) throw mismatch(name, 'local-header-method-mismatch', 'compression method', method, record.method)
+  const localName = header.subarray(localHeaderSize, localHeaderSize + nameLength)
+  if (!localName.equals(record.nameRaw)) {
+    throw new ArchiveError('archive-malformed', `The local header of entry ${quoteName(name)} names it ${quoteName(localName.toString('utf8'))}.`, {
+      reason: 'local-header-name-mismatch',
+      entry: name,
+    })
+  }
+  const hasDescriptor = (flags & flagDataDescriptor) !== 0
+  // With a data descriptor the local fields may be zero; they must never hold other values.
+  const agrees = (local: number, central: number): boolean => local === central || (hasDescriptor && local === 0)
+  const crc = header.readUInt32LE(14)
+  if (!agrees(crc, record.crc32)) throw mismatch(name, 'local-header-crc-mismatch', 'CRC-32', crc, record.crc32)
+  const compressed = header.readUInt32LE(18)
+  if (!agrees(compressed, record.compressedSize)) throw mismatch(name, 'local-header-size-mismatch', 'compressed size', compressed, record.compressedSize)
+  const uncompressed = header.readUInt32LE(22)
+  if (!agrees(uncompressed, record.uncompressedSize)) throw mismatch(name, 'local-header-size-mismatch', 'uncompressed size', uncompressed, record.uncompressedSize)
+  let extraFields: {id: number}[]
+  try {
+    extraFields = yauzl.parseExtraFields(header.subarray(localHeaderSize + nameLength, headerLength))
+  } catch (error) {
+    throw new ArchiveError('archive-malformed', `The local header of entry ${quoteName(name)} has extra fields that overrun their declared length.`, {reason: 'extra-field-invalid', entry: name}, {cause: error})
+  }
+  checkExtraFields(extraFields, name)
+
+  const dataStart = start + headerLength
+  const dataEnd = dataStart + record.compressedSize
+  const descriptor = hasDescriptor ? await descriptorLength(fd, record, dataEnd, limit) : 0
+  return {record, start, dataStart, end: dataEnd + descriptor}
+}
+
+/** The length of the data descriptor at `at` (16 with its optional signature, 12 without); it must repeat the central record. */
+async function descriptorLength(fd: number, record: CentralRecord, at: number, limit: number): Promise<number> {
+  const bytes = at < limit ? await readAt(fd, Math.min(16, limit - at), at) : Buffer.alloc(0)
+  const repeats = (offset: number): boolean =>
+    bytes.length >= offset + 12 &&
+    bytes.readUInt32LE(offset) === record.crc32 &&
+    bytes.readUInt32LE(offset + 4) === record.compressedSize &&
+    bytes.readUInt32LE(offset + 8) === record.uncompressedSize
+  if (bytes.length >= 4 && bytes.readUInt32LE(0) === zipSignature.dataDescriptor && repeats(4)) return 16
+  if (repeats(0)) return 12
+  throw new ArchiveError('archive-malformed', `The data descriptor of entry ${quoteName(record.name)} does not repeat its CRC-32 and sizes.`, {
+    reason: 'data-descriptor-mismatch',
+    entry: record.name,
+  })
+}
+
+function checkLayout(spans: Span[], centralDirectoryOffset: number): void {
+  spans.sort((a, b) => a.start - b.start)
+  const first = spans[0]
+  if ((first?.start ?? centralDirectoryOffset) !== 0) {
+    const bytes = first?.start ?? centralDirectoryOffset
+    throw new ArchiveError('archive-malformed', `${bytes} bytes precede the archive's first entry.`, {reason: 'prepended-bytes', bytes})
+  }
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]!
+    const following = spans[i + 1]
+    const nextStart = following?.start ?? centralDirectoryOffset
+    // Fifield bomb: entries must not overlap, or a few bytes on disk unpack as many entries.
+    if (span.end > nextStart) {
+      const other = following === undefined ? 'the central directory' : `entry ${quoteName(following.record.name)}`
+      throw new ArchiveError('archive-malformed', `Entry ${quoteName(span.record.name)} overlaps ${other}.`, {
+        reason: 'overlapping-entries',
+        entry: span.record.name,
+        ...(following === undefined ? {} : {other: following.record.name}),
+      })
+    }
+    if (span.end < nextStart) {
+      throw new ArchiveError('archive-malformed', `${nextStart - span.end} unaccounted bytes follow entry ${quoteName(span.record.name)}.`, {
+        reason: 'gap-between-entries',
+        entry: span.record.name,
+        bytes: nextStart - span.end,
+      })
+    }
+  }
+}
+
+function mismatch(name: string, reason: 'local-header-flags-mismatch' | 'local-header-method-mismatch' | 'local-header-crc-mismatch' | 'local-header-size-mismatch', what: string, local: number, central: number): ArchiveError {
+  return new ArchiveError('archive-malformed', `The local header of entry ${quoteName(name)} gives ${what} ${local}; the central directory says ${central}.`, {
+    reason,
+    entry: name,
+    local,
+    central,
+  })
+}

@@ -1,0 +1,114 @@
+/**
+ * The entry-path policy (DESIGN §5.1): one pure judge for every path that becomes, or came from,
+ * an archive entry name. Pack applies it to source paths, every reader to archive entries.
+ */
+
+/** Why a path cannot be an archive entry (one reason per rule of DESIGN §5.1). */
+export type EntryPathProblem =
+  | 'empty'
+  | 'control-character'
+  | 'too-long'
+  | 'too-deep'
+  | 'absolute'
+  | 'drive-letter'
+  | 'backslash'
+  | 'parent-segment'
+  | 'dot-segment'
+  | 'empty-segment'
+  | 'reserved-character'
+  | 'trailing-dot-or-space'
+  | 'device-name'
+
+/** Options of {@link checkEntryPath}. */
+export interface EntryPathOptions {
+  /**
+   * The path names a file of a source tree, not an archive entry: `\` separates segments instead of
+   * being refused, and `.` or empty segments are tolerated (DESIGN §5.1 limits those rules to archive names).
+   */
+  source?: boolean
+}
+
+/** Longest accepted path, in UTF-16 code units (what Windows counts against its path limits). */
+export const maxEntryPathLength = 200
+/** Most segments an accepted path may have. */
+export const maxEntryPathDepth = 32
+
+// C0 controls (NUL included), DEL and C1 controls.
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
+const reservedCharacter = /[<>:"|?*]/
+const drivePrefix = /^[A-Za-z]:/
+// Windows device names, matched on the segment's part before its first dot, trailing spaces ignored
+// (Windows opens the device for `CON.txt` and `con .log` alike).
+const deviceName = /^(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])$/i
+
+/**
+ * Judges one entry path against DESIGN §5.1 and returns the first rule it breaks, or null when the
+ * path is acceptable. Pure: no file system access. Directory entries are judged without their
+ * trailing `/`. Duplicate and case/NFC collisions need the other names: see {@link entryCollisionKey}.
+ */
+export function checkEntryPath(path: string, options: EntryPathOptions = {}): EntryPathProblem | null {
+  const source = options.source === true
+  if (path.length === 0) return 'empty'
+  if (controlCharacter.test(path)) return 'control-character'
+  if (path.length > maxEntryPathLength) return 'too-long'
+  if (path.startsWith('/') || path.startsWith('\\')) return 'absolute'
+  if (drivePrefix.test(path)) return 'drive-letter'
+  if (!source && path.includes('\\')) return 'backslash'
+  const segments = path.split(source ? /[\\/]/ : '/')
+  if (segments.length > maxEntryPathDepth) return 'too-deep'
+  for (const segment of segments) {
+    const problem = checkSegment(segment, source)
+    if (problem !== null) return problem
+  }
+  return null
+}
+
+function checkSegment(segment: string, source: boolean): EntryPathProblem | null {
+  if (segment === '') return source ? null : 'empty-segment'
+  // `..` is refused even where it would resolve back inside (DESIGN §5.1).
+  if (segment === '..') return 'parent-segment'
+  if (segment === '.') return source ? null : 'dot-segment'
+  if (reservedCharacter.test(segment)) return 'reserved-character'
+  if (segment.endsWith('.') || segment.endsWith(' ')) return 'trailing-dot-or-space'
+  const stem = segment.split('.', 1)[0]!.trimEnd()
+  if (deviceName.test(stem)) return 'device-name'
+  return null
+}
+
+const problemText: Record<EntryPathProblem, string> = {
+  empty: 'is empty',
+  'control-character': 'contains a NUL or control character',
+  'too-long': `is longer than ${maxEntryPathLength} characters`,
+  'too-deep': `has more than ${maxEntryPathDepth} segments`,
+  absolute: 'is absolute',
+  'drive-letter': 'starts with a drive letter',
+  backslash: 'contains a backslash',
+  'parent-segment': 'has a ".." segment',
+  'dot-segment': 'has a "." segment',
+  'empty-segment': 'has an empty segment',
+  'reserved-character': 'contains one of the characters < > : " | ? *',
+  'trailing-dot-or-space': 'has a segment ending with a dot or a space',
+  'device-name': 'uses a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)',
+}
+
+/** A plain sentence saying why `path` was refused, naming the path (JSON-quoted, so controls stay visible). */
+export function describeEntryPathProblem(path: string, problem: EntryPathProblem): string {
+  return `The path ${quoteName(path)} ${problemText[problem]}.`
+}
+
+/**
+ * The key two entry names collide on (DESIGN §5.1: equal case-insensitively after Unicode NFC):
+ * NFC, then a full case fold (upper then lower, so `ß` meets `SS`), then NFC again. Two names with
+ * the same key would land on one file on a case-insensitive or normalising file system.
+ */
+export function entryCollisionKey(path: string): string {
+  return path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC')
+}
+
+/**
+ * An entry name quoted for a message: JSON string syntax, with C1 controls and bidirectional
+ * overrides escaped too, so a hostile name cannot drive the terminal that prints the message.
+ */
+export function quoteName(name: string): string {
+  return JSON.stringify(name).replace(/[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}

@@ -1,0 +1,191 @@
+import {finished} from 'node:stream/promises'
+import yauzl, {type ZipFile} from 'yauzl'
+import {readCentralDirectory, type CentralRecord} from './central-directory.js'
+import {readEndRecord} from './end-record.js'
+import {openEntryStream} from './entry-stream.js'
+import {ArchiveError} from './errors.js'
+import {closeFd, openFd, statFd} from './fd.js'
+import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
+import {checkLocalHeaders} from './local-headers.js'
+import {quoteName} from './path-policy.js'
+import type {ArchiveEntry, ArchiveLimits, EntryDigest, EntryStream, StrictArchive} from './types.js'
+
+/** Options of {@link openArchive}. */
+export interface OpenArchiveOptions {
+  /** Overrides of the limits of DESIGN §5.2. */
+  limits?: Partial<ArchiveLimits>
+}
+
+// Two entries at a time: one inflates on the thread pool while the other is hashed.
+const digestParallelism = 2
+
+/**
+ * Opens a `.svcPlugin` archive through every check of DESIGN §5 that can be made before a byte is
+ * inflated: the end record (no prepended or appended bytes, no comment, no ZIP64, one disk), the
+ * entry count and archive size, every central-directory record (§5.1 paths and file types,
+ * encryption, methods, extra fields, declared sizes and ratio, duplicate and colliding names), then
+ * every local header against its record and the layout (no overlap, no gap). Entry bytes are
+ * checked while they stream. Throws an {@link ArchiveError}.
+ */
+export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StrictArchive> {
+  const limits = resolveLimits(options.limits)
+  const fd = await openFd(file).catch((error: unknown) => {
+    throw openError(file, error)
+  })
+  let zipfile: ZipFile | undefined
+  try {
+    const stats = await statFd(fd)
+    if (!stats.isFile()) throw new ArchiveError('not-an-artifact', `${file} is not a regular file.`, {reason: 'not-a-file'})
+    const end = await readEndRecord(fd, stats.size)
+    checkArchiveSize(limits, stats.size)
+    checkEntryCount(limits, end.entryCount)
+    // One descriptor for every read, so the file cannot be swapped between the checks and the reads.
+    zipfile = await yauzl.fromFdPromise(fd, {
+      lazyEntries: true,
+      autoClose: false,
+      validateEntrySizes: true,
+      strictFileNames: true,
+      decodeStrings: true,
+    })
+    const records = await readCentralDirectory(zipfile, fd, end, stats.size, limits)
+    const dataStarts = await checkLocalHeaders(fd, records, end)
+    return new OpenedArchive(file, stats.size, limits, fd, zipfile, records, dataStarts)
+  } catch (error) {
+    // yauzl owns the descriptor once it returned a ZipFile: its close() closes it.
+    if (zipfile === undefined) await closeFd(fd).catch(() => undefined)
+    else await closeZipFile(zipfile)
+    throw error instanceof ArchiveError ? error : openError(file, error)
+  }
+}
+
+interface Located {
+  entry: ArchiveEntry
+  dataStart: number
+}
+
+class OpenedArchive implements StrictArchive {
+  readonly path: string
+  readonly size: number
+  readonly limits: ArchiveLimits
+  readonly entries: readonly ArchiveEntry[]
+  readonly #fd: number
+  readonly #zipfile: ZipFile
+  readonly #byName = new Map<string, Located>()
+  readonly #active = new Map<EntryStream, {name: string; released: Promise<void>}>()
+  #closing: Promise<void> | null = null
+
+  constructor(file: string, size: number, limits: ArchiveLimits, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
+    this.path = file
+    this.size = size
+    this.limits = Object.freeze({...limits})
+    this.#fd = fd
+    this.#zipfile = zipfile
+    const entries: ArchiveEntry[] = []
+    records.forEach((record, index) => {
+      if (record.entry === null) return
+      const entry = Object.freeze(record.entry)
+      entries.push(entry)
+      this.#byName.set(entry.name, {entry, dataStart: dataStarts[index]!})
+    })
+    this.entries = Object.freeze(entries)
+  }
+
+  get(name: string): ArchiveEntry | undefined {
+    return this.#byName.get(name)?.entry
+  }
+
+  async openEntry(entry: ArchiveEntry): Promise<EntryStream> {
+    if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
+    // Only our own record is trusted: a caller's object may carry other sizes.
+    const located = this.#byName.get(entry.name)
+    if (located === undefined) throw new RangeError(`${quoteName(entry.name)} is not an entry of ${this.path}.`)
+    const {stream, released} = openEntryStream(this.#fd, located.entry, located.dataStart)
+    this.#active.set(stream, {name: entry.name, released})
+    void released.then(() => this.#active.delete(stream))
+    return stream
+  }
+
+  async readEntry(entry: ArchiveEntry, maxBytes: number = this.limits.maxManifestBytes): Promise<Buffer> {
+    const declared = this.#byName.get(entry.name)?.entry.uncompressedSize ?? entry.uncompressedSize
+    if (declared > maxBytes) {
+      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(entry.name)} is ${declared} bytes; at most ${maxBytes} are read into memory.`, {
+        reason: 'read-limit',
+        entry: entry.name,
+        limit: maxBytes,
+        actual: declared,
+      })
+    }
+    const chunks: Buffer[] = []
+    for await (const chunk of await this.openEntry(entry)) chunks.push(chunk as Buffer)
+    return Buffer.concat(chunks)
+  }
+
+  async digestEntries(): Promise<Map<string, EntryDigest>> {
+    const entries = this.entries
+    const digests = new Array<EntryDigest | undefined>(entries.length)
+    const failures = new Map<number, unknown>()
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (next < entries.length && failures.size === 0) {
+        const index = next++
+        try {
+          digests[index] = await this.#digest(entries[index]!)
+        } catch (error) {
+          failures.set(index, error)
+        }
+      }
+    }
+    await Promise.all(Array.from({length: Math.min(digestParallelism, entries.length)}, worker))
+    // Every entry before the first failure was dispatched and settled: report the earliest.
+    if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
+    return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
+  }
+
+  async #digest(entry: ArchiveEntry): Promise<EntryDigest> {
+    const stream = await this.openEntry(entry)
+    await finished(stream.resume())
+    return stream.digest!
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close(): Promise<void> {
+    const pending = [...this.#active]
+    for (const [stream, {name}] of pending) {
+      // An error nobody listens for would crash the process: then just end the stream.
+      if (stream.listenerCount('error') > 0) {
+        stream.destroy(new ArchiveError('unreadable', `${this.path} was closed while entry ${quoteName(name)} was read.`, {reason: 'archive-closed', entry: name}))
+      } else {
+        stream.destroy()
+      }
+    }
+    // The descriptor is closed only once no positioned read on it is in flight.
+    await Promise.all(pending.map(([, {released}]) => released))
+    await closeZipFile(this.#zipfile)
+  }
+}
+
+/** Closes yauzl's ZipFile, which closes the descriptor it was given, and waits for that. */
+function closeZipFile(zipfile: ZipFile): Promise<void> {
+  if (!zipfile.isOpen) return Promise.resolve()
+  return new Promise((resolve) => {
+    zipfile.once('close', () => resolve())
+    zipfile.once('error', () => resolve())
+    zipfile.close()
+  })
+}
+
+function openError(file: string, error: unknown): ArchiveError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new ArchiveError('file-not-found', `${file} does not exist.`, {reason: 'missing', path: file}, {cause: error})
+  }
+  if (code === 'EISDIR') {
+    return new ArchiveError('not-an-artifact', `${file} is a directory, not a .svcPlugin archive.`, {reason: 'not-a-file', path: file}, {cause: error})
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return new ArchiveError('unreadable', `${file} cannot be read: ${message}`, {reason: 'io-error', path: file}, {cause: error})
+}

@@ -1,0 +1,168 @@
+import {readFile, stat} from 'node:fs/promises'
+import path from 'node:path'
+import {openArchive} from '../archive/reader.js'
+import type {ArchiveLimits} from '../archive/types.js'
+import {SvcPluginError} from '../errors.js'
+import {readDirectoryContent} from '../manifest/content.js'
+import {readJsonDocument} from '../manifest/json.js'
+import {entryNameOf} from '../model/entry-name.js'
+import {isKnownPermission} from '../model/index.js'
+
+/** Why `inspect` could not describe its subject. */
+export type InspectErrorCode = 'file-not-found' | 'manifest-missing' | 'manifest-malformed'
+
+/** Thrown by {@link inspect} when there is no readable manifest to describe. */
+export class InspectError extends SvcPluginError<InspectErrorCode> {}
+
+/** How a `signature` block looks, without verifying it. */
+export type SignatureShape =
+  | 'not signed'
+  | 'well-formed ed25519 (not cryptographically verified)'
+  | 'unverifiable (unrecognized algorithm)'
+  | 'invalid ed25519 length'
+
+/** A read-only description of an artifact or a plugin folder; it never judges. */
+export interface Inspection {
+  subject: {kind: 'artifact' | 'directory'; path: string}
+  id: unknown
+  version: unknown
+  name: unknown
+  description: unknown
+  entrypoints: {rid: string; executable: unknown; arguments: unknown[]; runtime: {kind: string; dotnetVersion?: unknown}; present: boolean}[]
+  permissions: {name: string; known: boolean}[]
+  languages: unknown[]
+  dependencies: unknown[]
+  conflicts: unknown[]
+  iconPacks: unknown[]
+  compatibility: unknown
+  signature: SignatureShape
+  entries: number
+  uncompressedBytes: number
+  /** Size of the artifact file; `null` for a folder. */
+  archiveBytes: number | null
+  /** Uncompressed ÷ archive bytes; `null` for a folder. */
+  compressionRatio: number | null
+}
+
+/**
+ * Describes an artifact (`.svcPlugin`) or a plugin folder: manifest facts, which entrypoint
+ * executables are present, the signature's shape and the archive's sizes. Archives are opened
+ * through the strict reader, so a hostile one is refused with its ArchiveError code.
+ */
+export async function inspect(subject: string, options: {limits?: Partial<ArchiveLimits>} = {}): Promise<Inspection> {
+  const info = await stat(subject).catch((error: NodeJS.ErrnoException) => {
+    throw new InspectError('file-not-found', `${subject} does not exist.`, {cause: error, details: {path: subject}})
+  })
+  return info.isDirectory() ? inspectDirectory(subject) : inspectArtifact(subject, options.limits)
+}
+
+async function inspectArtifact(file: string, limits: Partial<ArchiveLimits> | undefined): Promise<Inspection> {
+  const archive = await openArchive(file, limits ? {limits} : {})
+  try {
+    const manifestEntry = archive.get('manifest.json')
+    if (!manifestEntry) throw new InspectError('manifest-missing', `${file} has no manifest.json at its root.`, {details: {path: file}})
+    const manifest = parseManifest(await archive.readEntry(manifestEntry, archive.limits.maxManifestBytes), `${file}!manifest.json`)
+    const names = new Set(archive.entries.map((entry) => entry.name))
+    const uncompressedBytes = archive.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
+    return describe(manifest, {
+      subject: {kind: 'artifact', path: file},
+      has: (name) => names.has(name),
+      entries: archive.entries.length,
+      uncompressedBytes,
+      archiveBytes: archive.size,
+    })
+  } finally {
+    await archive.close()
+  }
+}
+
+async function inspectDirectory(dir: string): Promise<Inspection> {
+  const manifestFile = path.join(dir, 'manifest.json')
+  const bytes = await readFile(manifestFile).catch((error: NodeJS.ErrnoException) => {
+    throw new InspectError('manifest-missing', `${dir} has no manifest.json.`, {cause: error, details: {path: manifestFile}})
+  })
+  const manifest = parseManifest(bytes, manifestFile)
+  const content = await readDirectoryContent(dir, {digests: false})
+  let uncompressedBytes = bytes.length
+  for (const file of content.files.values()) uncompressedBytes += file.size
+  return describe(manifest, {
+    subject: {kind: 'directory', path: dir},
+    has: (name) => content.files.has(name),
+    entries: content.files.size + 1,
+    uncompressedBytes,
+    archiveBytes: null,
+  })
+}
+
+function parseManifest(bytes: Uint8Array, file: string): Record<string, unknown> {
+  const document = readJsonDocument(bytes)
+  if (!document.ok) {
+    const where = document.diagnostic.line === null ? '' : ` (line ${document.diagnostic.line}, column ${document.diagnostic.column})`
+    throw new InspectError('manifest-malformed', `${file} cannot be read: ${document.diagnostic.message}${where}`, {details: {path: file}})
+  }
+  return document.value as Record<string, unknown>
+}
+
+interface Facts {
+  subject: Inspection['subject']
+  has: (name: string) => boolean
+  entries: number
+  uncompressedBytes: number
+  archiveBytes: number | null
+}
+
+function describe(manifest: Record<string, unknown>, facts: Facts): Inspection {
+  return {
+    subject: facts.subject,
+    id: manifest.id ?? null,
+    version: manifest.version ?? null,
+    name: manifest.name ?? null,
+    description: manifest.description ?? null,
+    entrypoints: describeEntrypoints(manifest.entrypoints, facts.has),
+    permissions: arrayOf(manifest.permissions)
+      .filter((value): value is string => typeof value === 'string')
+      .map((name) => ({name, known: isKnownPermission(name)})),
+    languages: arrayOf(manifest.languages),
+    dependencies: arrayOf(manifest.dependencies),
+    conflicts: arrayOf(manifest.conflicts),
+    iconPacks: arrayOf(manifest.iconPacks),
+    compatibility: manifest.compatibility ?? null,
+    signature: signatureShape(manifest.signature),
+    entries: facts.entries,
+    uncompressedBytes: facts.uncompressedBytes,
+    archiveBytes: facts.archiveBytes,
+    compressionRatio: facts.archiveBytes ? Math.round((facts.uncompressedBytes / facts.archiveBytes) * 100) / 100 : null,
+  }
+}
+
+function describeEntrypoints(value: unknown, has: (name: string) => boolean): Inspection['entrypoints'] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return []
+  return Object.entries(value as Record<string, unknown>)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([rid, raw]) => {
+      const entry = (raw !== null && typeof raw === 'object' ? raw : {}) as Record<string, unknown>
+      const runtime = (entry.runtime !== null && typeof entry.runtime === 'object' ? entry.runtime : {}) as Record<string, unknown>
+      const executable = entry.executable ?? null
+      return {
+        rid,
+        executable,
+        arguments: arrayOf(entry.arguments),
+        runtime: {kind: typeof runtime.kind === 'string' ? runtime.kind : 'SelfContained', ...(runtime.dotnetVersion === undefined ? {} : {dotnetVersion: runtime.dotnetVersion})},
+        present: typeof executable === 'string' && has(entryNameOf(executable)),
+      }
+    })
+}
+
+/** The signature block's shape (issue: inspect never verifies). */
+export function signatureShape(signature: unknown): SignatureShape {
+  if (signature === undefined || signature === null) return 'not signed'
+  const block = (typeof signature === 'object' ? signature : {}) as Record<string, unknown>
+  if (block.algorithm !== 'ed25519') return 'unverifiable (unrecognized algorithm)'
+  const value = typeof block.value === 'string' ? block.value : ''
+  const decoded = /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : Buffer.alloc(0)
+  return decoded.length === 64 ? 'well-formed ed25519 (not cryptographically verified)' : 'invalid ed25519 length'
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}

@@ -1,0 +1,61 @@
+import {randomBytes} from 'node:crypto'
+import {open, rename, rm, unlink} from 'node:fs/promises'
+import path from 'node:path'
+
+/**
+ * Flushes a directory's entries to disk, so that a rename or a create inside it survives a power cut.
+ * Windows cannot open a directory for flushing; there NTFS journals the metadata itself, so it is skipped.
+ */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  if (process.platform === 'win32') return
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** A sibling name for a temporary file that no other writer picks. */
+export function temporarySibling(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+}
+
+/**
+ * Replaces `file` atomically: the bytes go to a temporary sibling created exclusively, are flushed, then
+ * renamed over `file`, and the directory is flushed. A reader (or a process killed at any instant) sees the
+ * old content or the new one, never a torn file (DESIGN §8, `current.json`).
+ */
+export async function writeFileAtomic(file: string, bytes: string | Uint8Array, mode = 0o644): Promise<void> {
+  const temp = temporarySibling(file)
+  const handle = await open(temp, 'wx', mode)
+  try {
+    try {
+      await handle.writeFile(bytes)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, file)
+  } catch (error) {
+    await rm(temp, {force: true})
+    throw error
+  }
+  await fsyncDirectory(path.dirname(file))
+}
+
+/** Removes a file and flushes its directory; an absent file is fine. */
+export async function unlinkDurably(file: string): Promise<void> {
+  try {
+    await unlink(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  await fsyncDirectory(path.dirname(file))
+}
+
+/** True for a Node error with one of these errno codes. */
+export function hasErrno(error: unknown, ...codes: string[]): boolean {
+  return typeof error === 'object' && error !== null && codes.includes((error as NodeJS.ErrnoException).code ?? '')
+}

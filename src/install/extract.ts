@@ -1,0 +1,165 @@
+import {createHash} from 'node:crypto'
+import {constants} from 'node:fs'
+import {chmod, mkdir, open} from 'node:fs/promises'
+import path from 'node:path'
+import {checkEntryPath} from '../archive/path-policy.js'
+import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
+import {fsyncDirectory} from './durable.js'
+import {InstallError} from './errors.js'
+
+/** Progress of an extraction, after each entry. */
+export interface ExtractProgress {
+  entry: string
+  entriesDone: number
+  entriesTotal: number
+  bytesDone: number
+  bytesTotal: number
+}
+
+/** Options of {@link extractArchive}. */
+export interface ExtractOptions {
+  /** Bytes already read into memory for some entries (the manifest): written as they are, not inflated again. */
+  preloaded?: ReadonlyMap<string, Uint8Array>
+  /** Entries created with mode 0755 (the host's entrypoint); every other file gets 0644. */
+  executables?: readonly string[]
+  /** Entries written at the same time (default 4). */
+  concurrency?: number
+  /** Awaited after each entry is on disk. */
+  onProgress?: (progress: ExtractProgress) => Promise<void> | void
+}
+
+// Never follow a symbolic link, never open an existing file: every file is new in a fresh directory.
+const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
+
+/**
+ * Judges the set of entry names as a tree before anything is written: a name that is also the directory
+ * of another (`a` and `a/b`), or two directory spellings that differ only in case (`A/x`, `a/y`), cannot
+ * be extracted faithfully on every file system. Throws `unsafe-entry`.
+ */
+export function assertExtractableTree(entries: readonly ArchiveEntry[]): void {
+  const files = new Set<string>()
+  const directories = new Map<string, string>()
+  for (const {name} of entries) files.add(name.toLowerCase())
+  for (const {name} of entries) {
+    const segments = name.split('/')
+    for (let depth = 1; depth < segments.length; depth++) {
+      const dir = segments.slice(0, depth).join('/')
+      const folded = dir.toLowerCase()
+      if (files.has(folded)) throw unsafe(name, 'file-directory-conflict', `${name} needs a directory ${dir}, which is also a file in the archive.`)
+      const spelled = directories.get(folded)
+      if (spelled !== undefined && spelled !== dir) throw unsafe(name, 'case-conflict', `${name} spells the directory ${spelled} as ${dir}.`)
+      directories.set(folded, dir)
+    }
+  }
+}
+
+function unsafe(entry: string, reason: string, message: string): InstallError {
+  return new InstallError('unsafe-entry', message, {details: {entry, reason}})
+}
+
+/**
+ * The file an entry becomes under `root`: the name must pass the entry-path policy (DESIGN §5.1) again,
+ * is joined segment by segment, and must still resolve strictly inside `root`.
+ */
+export function entryDestination(root: string, name: string): string {
+  const reason = checkEntryPath(name)
+  if (reason !== null) throw unsafe(name, reason, `The entry ${JSON.stringify(name)} is not a safe path (${reason}).`)
+  const destination = path.resolve(root, ...name.split('/'))
+  const relative = path.relative(root, destination)
+  if (relative === '' || path.isAbsolute(relative) || relative.split(path.sep)[0] === '..') {
+    throw unsafe(name, 'outside-root', `The entry ${JSON.stringify(name)} would be written outside the version directory.`)
+  }
+  return destination
+}
+
+/**
+ * Extracts every entry of `archive` into the new directory `root` (DESIGN §8): each through the archive's
+ * verified stream (CRC, sizes and caps enforced while inflating) into a file created exclusively with mode
+ * 0644 (0755 for `executables`), hashed as it is written, flushed; then every directory is flushed. Returns each entry's real size
+ * and SHA-256. Any failure throws and leaves only what is under `root`.
+ */
+export async function extractArchive(archive: StrictArchive, root: string, options: ExtractOptions = {}): Promise<Map<string, EntryDigest>> {
+  assertExtractableTree(archive.entries)
+  const destinations = archive.entries.map((entry) => ({entry, file: entryDestination(root, entry.name)}))
+  await mkdir(root, {mode: 0o755})
+  const directories = new Set<string>([root])
+  for (const {file} of destinations) {
+    for (let dir = path.dirname(file); !directories.has(dir); dir = path.dirname(dir)) directories.add(dir)
+  }
+  // Parents before children: shortest paths first.
+  for (const dir of [...directories].sort((a, b) => a.length - b.length)) {
+    if (dir !== root) await mkdir(dir, {mode: 0o755})
+    await chmod(dir, 0o755)
+  }
+
+  const executables = new Set(options.executables)
+  const digests = new Map<string, EntryDigest>()
+  const bytesTotal = archive.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
+  let bytesDone = 0
+  let entriesDone = 0
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < destinations.length) {
+      const {entry, file} = destinations[next++] as {entry: ArchiveEntry; file: string}
+      const mode = executables.has(entry.name) ? 0o755 : 0o644
+      const digest = await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name))
+      digests.set(entry.name, digest)
+      bytesDone += digest.size
+      entriesDone += 1
+      await options.onProgress?.({entry: entry.name, entriesDone, entriesTotal: destinations.length, bytesDone, bytesTotal})
+    }
+  }
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, destinations.length))
+  await settleAll(Array.from({length: concurrency}, worker))
+
+  // Children before parents, so that each directory's entries are durable before the rename publishes it.
+  for (const dir of [...directories].sort((a, b) => b.length - a.length)) await fsyncDirectory(dir)
+  // Results in archive order, whatever order the workers finished in.
+  return new Map(archive.entries.map((entry) => [entry.name, digests.get(entry.name) as EntryDigest]))
+}
+
+/** Waits for every promise, then throws the first failure (so no worker still writes when the caller cleans up). */
+async function settleAll(promises: Array<Promise<void>>): Promise<void> {
+  const results = await Promise.allSettled(promises)
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected')
+  if (failed !== undefined) throw failed.reason
+}
+
+async function writeEntry(archive: StrictArchive, entry: ArchiveEntry, file: string, mode: number, preloaded: Uint8Array | undefined): Promise<EntryDigest> {
+  const hash = createHash('sha256')
+  let size = 0
+  const handle = await open(file, createFlags, mode)
+  try {
+    // The umask may have narrowed the creation mode; DESIGN §8 wants exactly 0755 for the entrypoint, 0644 else.
+    await handle.chmod(mode)
+    if (preloaded !== undefined) {
+      hash.update(preloaded)
+      size = preloaded.byteLength
+      await handle.writeFile(preloaded)
+    } else {
+      const stream = await archive.openEntry(entry)
+      try {
+        // One chunk at a time: memory stays bounded whatever the entry's size.
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          hash.update(chunk)
+          size += chunk.byteLength
+          await writeFully(handle, chunk)
+        }
+      } finally {
+        stream.destroy()
+      }
+    }
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  return {size, sha256: `sha256:${hash.digest('hex')}`}
+}
+
+async function writeFully(handle: import('node:fs/promises').FileHandle, chunk: Buffer): Promise<void> {
+  let offset = 0
+  while (offset < chunk.byteLength) {
+    const {bytesWritten} = await handle.write(chunk, offset, chunk.byteLength - offset)
+    offset += bytesWritten
+  }
+}

@@ -1,0 +1,13 @@
+/** The installer (DESIGN §8): install, uninstall, activate, list and re-verify plugins under a host data root. */
+export {install} from './install.js'
+export {uninstall, type UninstallOptions} from './uninstall.js'
+export {activate, type ActivateOptions} from './activate.js'
+export {listInstalled, type InstalledPlugin} from './installed.js'
+export {verifyInstalled, type InstalledVerification, type InstalledProblem, type VerifyInstalledOptions} from './verify-installed.js'
+export {InstallError, type InstallErrorCode, type ArchivePassThroughCode} from './errors.js'
+export type {InstallOptions, InstallResult, InstallProgress, InstallStep, UninstallResult, ActivateResult} from './types.js'
+export {installWarningCodes, type InstallWarning, type InstallWarningCode} from './warnings.js'
+export {developmentHostVersion, defaultProtocolRange, type ProtocolRange, type IncompatibleDirection} from './compatibility.js'
+export {pluginPaths, pluginsRoot, versionDir, type PluginPaths} from './layout.js'
+export type {AdmittedVerdict, TrustRecord} from './trust-record.js'
+export type {LockOptions} from './locked.js'

@@ -1,0 +1,49 @@
+import {lstat, readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {resolveLimits} from '../archive/limits.js'
+import type {ValidationReport} from '../manifest/report.js'
+import {readManifest} from '../manifest/read-manifest.js'
+import type {Manifest} from '../model/manifest.js'
+import {hasErrno} from './durable.js'
+import {InstallError} from './errors.js'
+
+/** An installed version's manifest: its exact bytes, and the parsed manifest when it is valid. */
+export interface InstalledManifest {
+  bytes: Uint8Array
+  manifest: Manifest | null
+  report: ValidationReport
+}
+
+/**
+ * Reads `manifest.json` of an installed version directory at development level with the directory's
+ * identity as expectations (specification: a manifest whose id or version disagrees with its directory is
+ * rejected). Returns null when there is no manifest file (or it is not a regular file, or over the cap).
+ */
+export async function loadInstalledManifest(dir: string, id: string, version: string): Promise<InstalledManifest | null> {
+  const file = path.join(dir, 'manifest.json')
+  try {
+    const info = await lstat(file)
+    if (!info.isFile() || info.size > resolveLimits().maxManifestBytes) return null
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  }
+  const bytes = await readFile(file)
+  const {manifest, report} = readManifest(bytes, {expect: {id, version}, file, subjectKind: 'installed', subjectPath: dir})
+  return {bytes, manifest: report.valid ? manifest : null, report}
+}
+
+/** {@link loadInstalledManifest}, or `manifest-invalid` with the report's problems. */
+export async function readInstalledManifest(dir: string, id: string, version: string): Promise<{manifest: Manifest; bytes: Uint8Array}> {
+  const loaded = await loadInstalledManifest(dir, id, version)
+  if (loaded === null) {
+    throw new InstallError('manifest-invalid', `${dir} has no manifest.json.`, {details: {reason: 'manifest-missing', problems: []}})
+  }
+  if (loaded.manifest === null) {
+    const first = loaded.report.problems.find((problem) => problem.severity === 'error')
+    throw new InstallError('manifest-invalid', `The installed manifest of ${id} ${version} is invalid${first === undefined ? '' : `: ${first.code}: ${first.message}`}.`, {
+      details: {problems: loaded.report.problems},
+    })
+  }
+  return {manifest: loaded.manifest, bytes: loaded.bytes}
+}

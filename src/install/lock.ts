@@ -1,0 +1,170 @@
+import {randomBytes} from 'node:crypto'
+import {link, mkdir, open, readFile, rename, unlink} from 'node:fs/promises'
+import {hostname} from 'node:os'
+import path from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {hasErrno} from './durable.js'
+import {InstallError} from './errors.js'
+
+/** How long an operation waits for another one on the same plugin before `lock-timeout`, by default. */
+export const defaultLockTimeoutMs = 10 * 60 * 1000
+
+/** A held per-plugin lock. */
+export interface PluginLock {
+  /** The lock file. */
+  readonly file: string
+  /** Gives the lock up; safe to call twice. */
+  release(): Promise<void>
+}
+
+/** What a lock file holds: enough to tell whether its owner still runs. */
+interface LockOwner {
+  pid: number
+  host: string
+  token: string
+}
+
+// An empty or unreadable lock file is an owner caught between creating and writing it (microseconds), or
+// one killed in that window. After this many consecutive polls that saw it so, it is judged abandoned.
+const unreadablePollsBeforeStale = 40
+
+/**
+ * Takes the lock file `file` (DESIGN §8: one operation per plugin id at a time; different ids in parallel).
+ * The file is created exclusively (`wx`) and names its owner's pid and host. A lock whose owner process no
+ * longer runs on this host is stale and is broken; otherwise this waits, polling, for up to `timeoutMs`
+ * and then throws `lock-timeout`. A lock held by another host is never judged stale.
+ */
+export async function acquireLock(file: string, options: {timeoutMs?: number} = {}): Promise<PluginLock> {
+  const timeoutMs = options.timeoutMs ?? defaultLockTimeoutMs
+  const started = Date.now()
+  const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex')}
+  const content = `${JSON.stringify(owner)}\n`
+  let delay = 5
+  let unreadablePolls = 0
+  for (;;) {
+    if (await tryCreate(file, content)) return heldLock(file, content)
+    const observed = await readLockFile(file)
+    if (observed !== null) {
+      const holder = parseOwner(observed)
+      if (holder === null) unreadablePolls += 1
+      else unreadablePolls = 0
+      if ((holder !== null && isAbandoned(holder)) || unreadablePolls >= unreadablePollsBeforeStale) {
+        await breakLock(file, observed)
+        continue
+      }
+    }
+    if (observed === null) continue // released between our create and our read: try again at once
+    if (Date.now() - started >= timeoutMs) {
+      throw new InstallError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
+        details: {lock: file, holder: parseOwner(observed)},
+      })
+    }
+    await sleep(delay)
+    delay = Math.min(100, delay * 2)
+  }
+}
+
+/** Runs `work` while holding the lock file `file`. */
+export async function withLock<T>(file: string, options: {timeoutMs?: number}, work: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(file, options)
+  try {
+    return await work()
+  } finally {
+    await lock.release()
+  }
+}
+
+/** Creates the lock file exclusively with our content; false when it already exists. */
+async function tryCreate(file: string, content: string): Promise<boolean> {
+  for (;;) {
+    try {
+      const handle = await open(file, 'wx', 0o644)
+      try {
+        await handle.writeFile(content)
+      } finally {
+        await handle.close()
+      }
+      return true
+    } catch (error) {
+      if (hasErrno(error, 'EEXIST')) return false
+      // The plugin directory does not exist yet, or an uninstall removed it between two attempts.
+      if (hasErrno(error, 'ENOENT')) {
+        await mkdir(path.dirname(file), {recursive: true})
+        continue
+      }
+      throw error
+    }
+  }
+}
+
+function heldLock(file: string, content: string): PluginLock {
+  let released = false
+  return {
+    file,
+    async release() {
+      if (released) return
+      released = true
+      // Only our own lock is removed: a lock file that no longer holds our token was broken by someone
+      // who judged us dead, and it is theirs now.
+      if ((await readLockFile(file)) === content) await unlink(file).catch(() => undefined)
+    },
+  }
+}
+
+async function readLockFile(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8')
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT')) return null
+    throw error
+  }
+}
+
+function parseOwner(text: string): LockOwner | null {
+  try {
+    const value: unknown = JSON.parse(text)
+    if (typeof value !== 'object' || value === null) return null
+    const {pid, host, token} = value as Record<string, unknown>
+    if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof host !== 'string' || typeof token !== 'string') return null
+    return {pid: pid as number, host, token}
+  } catch {
+    return null
+  }
+}
+
+/** True when the owner ran on this host and its process is gone. */
+function isAbandoned(owner: LockOwner): boolean {
+  if (owner.host !== hostname()) return false
+  return !isProcessAlive(owner.pid)
+}
+
+/** True when a process with this pid exists (signal 0 checks without signalling; EPERM means it exists). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return !hasErrno(error, 'ESRCH')
+  }
+}
+
+/**
+ * Removes a stale lock, unless someone else broke it and took a fresh one in the meantime. The file is
+ * first moved aside (only one breaker's rename can succeed); if what was moved is not the stale content we
+ * judged, it is a live owner's lock and is linked back.
+ */
+async function breakLock(file: string, observed: string): Promise<void> {
+  const aside = `${file}.stale-${process.pid}-${randomBytes(6).toString('hex')}`
+  try {
+    await rename(file, aside)
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT')) return
+    throw error
+  }
+  try {
+    const moved = await readFile(aside, 'utf8').catch(() => null)
+    if (moved !== observed) await link(aside, file).catch(() => undefined)
+  } finally {
+    await unlink(aside).catch(() => undefined)
+  }
+}

@@ -1,0 +1,103 @@
+import {readFile} from 'node:fs/promises'
+import {hasErrno, writeFileAtomic} from './durable.js'
+import {InstallError} from './errors.js'
+
+/** The verdicts an install can admit: Trusted, or Unsigned when the caller allowed it. */
+export type AdmittedVerdict = 'Trusted' | 'Unsigned'
+
+/** How one installed version was admitted. */
+export interface VersionAdmission {
+  verdict: AdmittedVerdict
+  certificateId: string | null
+  /** RFC 3339 UTC. */
+  admittedAt: string
+}
+
+/**
+ * `<id>/trust.json` (DESIGN §8): the most trust this plugin was ever admitted with, and how each installed
+ * version was admitted. The plugin-level verdict never goes down: a plugin once admitted Trusted accepts
+ * only Trusted versions, across updates, rollbacks and uninstalls (only a purge forgets it).
+ */
+export interface TrustRecord {
+  verdict: AdmittedVerdict
+  /** The certificate of the latest Trusted version, null when never signed. */
+  certificateId: string | null
+  versions: Record<string, VersionAdmission>
+}
+
+const rank: Record<AdmittedVerdict, number> = {Unsigned: 0, Trusted: 1}
+
+/**
+ * Reads a trust record; null when there is none. A record that exists but cannot be read as one fails
+ * closed: it is taken as Trusted with no versions, so that tampering with it can never lower the bar.
+ */
+export async function readTrustRecord(file: string): Promise<TrustRecord | null> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  }
+  return parseTrustRecord(text) ?? {verdict: 'Trusted', certificateId: null, versions: {}}
+}
+
+function parseTrustRecord(text: string): TrustRecord | null {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (typeof value !== 'object' || value === null) return null
+  const {verdict, certificateId, versions} = value as Record<string, unknown>
+  if (!isAdmittedVerdict(verdict) || !(typeof certificateId === 'string' || certificateId === null)) return null
+  const admissions: Record<string, VersionAdmission> = {}
+  if (typeof versions === 'object' && versions !== null) {
+    for (const [version, entry] of Object.entries(versions)) {
+      const admission = entry as Partial<VersionAdmission> | null
+      if (admission === null || typeof admission !== 'object' || !isAdmittedVerdict(admission.verdict)) continue
+      admissions[version] = {
+        verdict: admission.verdict,
+        certificateId: typeof admission.certificateId === 'string' ? admission.certificateId : null,
+        admittedAt: typeof admission.admittedAt === 'string' ? admission.admittedAt : '',
+      }
+    }
+  }
+  return {verdict, certificateId, versions: admissions}
+}
+
+function isAdmittedVerdict(value: unknown): value is AdmittedVerdict {
+  return value === 'Trusted' || value === 'Unsigned'
+}
+
+/** Writes a trust record atomically. */
+export async function writeTrustRecord(file: string, record: TrustRecord): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`)
+}
+
+/**
+ * Throws `trust-downgrade` when admitting `verdict` would accept less trust than `record` already holds
+ * (DESIGN §8: once Trusted, never Unsigned). `what` names the version for the message.
+ */
+export function assertNoTrustDowngrade(record: TrustRecord | null, verdict: AdmittedVerdict, id: string, what: string): void {
+  if (record === null || rank[verdict] >= rank[record.verdict]) return
+  throw new InstallError(
+    'trust-downgrade',
+    `${id} was admitted as ${record.verdict}; ${what} is ${verdict} and would lower that trust. Uninstall with purge to start over.`,
+    {details: {id, admittedVerdict: record.verdict, verdict, certificateId: record.certificateId}},
+  )
+}
+
+/** The record after admitting `version` with `verdict`: the plugin-level verdict only ever rises. */
+export function admitVersion(record: TrustRecord | null, version: string, admission: VersionAdmission): TrustRecord {
+  const verdict = record !== null && rank[record.verdict] > rank[admission.verdict] ? record.verdict : admission.verdict
+  const certificateId = admission.verdict === 'Trusted' ? admission.certificateId : (record?.certificateId ?? null)
+  return {verdict, certificateId, versions: {...record?.versions, [version]: admission}}
+}
+
+/** The record with the admissions of versions no longer installed dropped (the plugin-level verdict stays). */
+export function forgetVersions(record: TrustRecord, installed: readonly string[]): TrustRecord {
+  const keep = new Set(installed)
+  return {...record, versions: Object.fromEntries(Object.entries(record.versions).filter(([version]) => keep.has(version)))}
+}

@@ -1,0 +1,97 @@
+import type {ArchiveLimits} from '../archive/types.js'
+import type {ResolvedEntrypoint} from '../model/entrypoint.js'
+import type {TrustStore} from '../signing/trust.js'
+import type {ProtocolRange} from './compatibility.js'
+import type {LockOptions} from './locked.js'
+import type {CommitStep} from './transaction.js'
+import type {AdmittedVerdict} from './trust-record.js'
+import type {InstallWarning} from './warnings.js'
+
+/** Options of `install` (DESIGN §8). Only `dataRoot` is required. */
+export interface InstallOptions extends LockOptions {
+  /** The host's data directory: plugins live under `<dataRoot>/plugins/`. */
+  dataRoot: string
+  /** The host's runtime identifier, for entrypoint resolution; default `hostRid()`. */
+  hostRid?: string
+  /**
+   * The host's SemVer version, checked against the plugin's `compatibility.svc` range. A host passes its
+   * own version. Default `0.0.0-dev`, a development build, which skips that check (and says so with the
+   * warning `svc-compatibility-unchecked`).
+   */
+  hostVersion?: string
+  /** The protocol majors the host serves; default 1–3. */
+  protocol?: ProtocolRange
+  /** The roots a signature must chain to; default none (then no signed artifact is Trusted). */
+  trust?: TrustStore
+  /** Install an unsigned artifact (never one with a broken signature); warning `artifact-unsigned`. */
+  allowUnsigned?: boolean
+  /** Refuse (`id-mismatch`) unless the manifest's id is this one. */
+  expectId?: string
+  /** Replace a version that is already installed. */
+  force?: boolean
+  /** Make the new version the active one (default true). */
+  activate?: boolean
+  /** Inactive versions kept beyond the active and the previous one (default 0). */
+  retain?: number
+  /** Archive limits (DESIGN §5.2); each unset field keeps its default. */
+  limits?: Partial<ArchiveLimits>
+  /** The verifier's clock for the signature checks; default the current time. */
+  now?: Date
+  /** Awaited at each step: a host draws progress with it. */
+  onProgress?: (progress: InstallProgress) => Promise<void> | void
+}
+
+/** The steps of an install as reported to `onProgress`, in order (`extracting` repeats once per entry). */
+export type InstallStep = 'judged' | 'locked' | 'extracting' | 'extracted' | 'verified' | 'committed' | CommitStep
+
+/** One progress report. */
+export interface InstallProgress {
+  step: InstallStep
+  /** Bytes extracted so far and in all (both 0 before extraction). */
+  bytesDone: number
+  bytesTotal: number
+  /** The entry just written, during `extracting`. */
+  entry?: string
+}
+
+/** What `install` did (DESIGN §8). */
+export interface InstallResult {
+  id: string
+  version: string
+  /** True when this version is now the active one. */
+  activated: boolean
+  /** The version that was active before, null when none was. */
+  previousVersion: string | null
+  /** How the artifact was admitted. */
+  verdict: AdmittedVerdict
+  /** The signing certificate's id, null when unsigned. */
+  certificateId: string | null
+  /** The entrypoint for the host's RID (or its fallback), null when the plugin has none for it. */
+  entrypoint: ResolvedEntrypoint | null
+  /** True when nothing blocks starting the plugin on its own. */
+  autoStart: boolean
+  warnings: InstallWarning[]
+}
+
+/** What `uninstall` did. */
+export interface UninstallResult {
+  id: string
+  /** The versions removed, newest first. */
+  removedVersions: string[]
+  /** The version that was active, null when none was. */
+  previousVersion: string | null
+  /** True when the data directory and the trust record were removed as well. */
+  purged: boolean
+  /** Plugins that depend on this one and were left without it (only with `force`). */
+  dependents: string[]
+}
+
+/** What `activate` did. */
+export interface ActivateResult {
+  id: string
+  version: string
+  /** The version that was active before, null when none was. */
+  previousVersion: string | null
+  /** The entrypoint for the host's RID, null when the version has none for it. */
+  entrypoint: ResolvedEntrypoint | null
+}

@@ -1,0 +1,171 @@
+import type {PackageContent} from './content.js'
+import type {Diagnostic} from './diagnostic.js'
+import type {JsonDocument, ReadJsonResult} from './json.js'
+import {levelIncludes} from './levels.js'
+import type {Level} from './levels.js'
+import {isWithin} from './pointer.js'
+import type {SubjectKind, ValidationReport} from './report.js'
+import {rules} from './rules/index.js'
+import type {Finding, Rule, SchemaClaim} from './rules/index.js'
+import {hasMember, member, quote} from './rules/values.js'
+import {schemaProblems} from './schema-problems.js'
+import type {SchemaProblem} from './schema-problems.js'
+import {manifestValidator} from './schema-validator.js'
+
+/** The only manifest format there is (specification, "Versioning"). */
+export const supportedManifestVersion = 1
+
+/** What `validateManifest` is told about its subject. */
+export interface ValidateManifestOptions {
+  /** Default `development` (DESIGN §4.1). */
+  level?: Level
+  /** The manifest's path as diagnostics name it; default `manifest.json`. */
+  file?: string
+  /** What the manifest came from; default `manifest`. Decides `generated-field-authored`. */
+  subjectKind?: SubjectKind
+  /** The subject as the caller named it (a directory, an artifact); default `file`. */
+  subjectPath?: string
+  /** The package's files. Without it the package-level content checks cannot run and are skipped. */
+  content?: PackageContent
+}
+
+/**
+ * Validates an already read document; `extraRules` run after the built-in ones (the installed-directory
+ * identity check of `readManifest`). Shared by every entry point so that a manifest is parsed once.
+ */
+export function validateDocument(read: ReadJsonResult, options: ValidateManifestOptions = {}, extraRules: readonly Rule[] = []): ValidationReport {
+  const level = options.level ?? 'development'
+  const file = options.file ?? 'manifest.json'
+  const subject = {kind: options.subjectKind ?? 'manifest', path: options.subjectPath ?? file}
+  if (!read.ok) return report([read.diagnostic], null, {level, file, subject})
+  const manifest = read.value
+  const problems = hasMember(manifest, 'manifestVersion') && member(manifest, 'manifestVersion') !== supportedManifestVersion
+    ? [unsupportedVersion(read)]
+    : judge(read, level, subject.kind, options.content, extraRules)
+  return report(problems, manifest, {level, file, subject})
+}
+
+/** `manifestVersion` other than 1 stops everything else: exactly one diagnostic (DESIGN §3). */
+function unsupportedVersion(document: JsonDocument): Diagnostic {
+  const declared = member(document.value, 'manifestVersion')
+  return {
+    code: 'unsupported-manifest-version',
+    severity: 'error',
+    message: `manifestVersion ${quote(declared)} is not supported: manifest format ${supportedManifestVersion} (the number ${supportedManifestVersion}) is the only one, so nothing else was checked.`,
+    pointer: '/manifestVersion',
+    ...position(document, '/manifestVersion'),
+  }
+}
+
+/**
+ * The schema, then every rule of the level (DESIGN §3): a schema error a rule claims is dropped when
+ * that rule reported the value itself; every other schema error marks its pointer rejected, so no
+ * rule judges that value again; and a rule's error does the same for the rules after it.
+ */
+function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, content: PackageContent | undefined, extraRules: readonly Rule[]): Diagnostic[] {
+  const validate = manifestValidator()
+  validate(document.value)
+  const schema = schemaProblems(validate.errors ?? [])
+  const active = [...rules, ...extraRules].filter((rule) => levelIncludes(level, rule.level))
+  const claimsOf = (problem: SchemaProblem): Array<SchemaClaim & {rule: Rule}> =>
+    active.flatMap((rule) => (rule.claims ?? []).filter((claim) => claim.keywords.includes(problem.keyword) && claim.pointer.test(problem.pointer)).map((claim) => ({...claim, rule})))
+
+  // A missing property says nothing about the values that are there.
+  const rejected = new Set(schema.filter((problem) => problem.keyword !== 'required' && claimsOf(problem).length === 0).map((problem) => problem.pointer))
+  const findings: Array<{finding: Finding; rule: Rule}> = []
+  for (const rule of active) {
+    rule.check({
+      manifest: document.value,
+      level,
+      subjectKind,
+      content,
+      rejected,
+      emit(finding) {
+        findings.push({finding, rule})
+        if ((finding.severity ?? 'error') === 'error') rejected.add(finding.pointer)
+      },
+    })
+  }
+
+  const replaced = (problem: SchemaProblem): boolean =>
+    claimsOf(problem).some(({rule}) =>
+      findings.some((found) => found.rule === rule && (found.finding.severity ?? 'error') === 'error' && isWithin(found.finding.pointer, problem.pointer)),
+    )
+  const diagnostics: Diagnostic[] = onePerValue(schema.filter((problem) => !replaced(problem))).map((problem) => ({
+    code: `schema:${problem.keyword}`,
+    severity: 'error',
+    message: problem.message,
+    pointer: problem.pointer,
+    ...position(document, problem.pointer),
+  }))
+  for (const {finding} of findings) {
+    diagnostics.push({
+      code: finding.code,
+      severity: finding.severity ?? 'error',
+      message: finding.message,
+      pointer: finding.pointer,
+      ...position(document, finding.pointer),
+      ...(finding.requiredBy === undefined ? {} : {requiredBy: finding.requiredBy}),
+    })
+  }
+  return diagnostics
+}
+
+/**
+ * At most one schema error per value: a value of the wrong type also fails the keywords for the right
+ * type (`0.5` is not an integer and below the minimum), which is one mistake. Missing properties are
+ * each their own mistake and all kept.
+ */
+function onePerValue(problems: readonly SchemaProblem[]): SchemaProblem[] {
+  // Items of the wrong type also make `uniqueItems` compare values that were never meant to be there.
+  const itemsWrong = (array: string): boolean => problems.some((problem) => problem.pointer !== array && isWithin(problem.pointer, array))
+  const chosen = new Map<string, SchemaProblem>()
+  for (const problem of problems) {
+    if (problem.keyword === 'uniqueItems' && itemsWrong(problem.pointer)) continue
+    if (problem.keyword === 'required') continue
+    const existing = chosen.get(problem.pointer)
+    if (existing === undefined || (problem.keyword === 'type' && existing.keyword !== 'type')) chosen.set(problem.pointer, problem)
+  }
+  return problems.filter((problem) => problem.keyword === 'required' || chosen.get(problem.pointer) === problem)
+}
+
+/** Line and column of the value at `pointer`, or of its closest existing ancestor (DESIGN §3). */
+function position(document: JsonDocument, pointer: string): {line: number; column: number} {
+  const {line, column} = document.locate(pointer) ?? document.locateNearest(pointer)
+  return {line, column}
+}
+
+function report(
+  problems: Diagnostic[],
+  manifest: Record<string, unknown> | null,
+  {level, file, subject}: Pick<ValidationReport, 'level' | 'file' | 'subject'>,
+): ValidationReport {
+  const id = member(manifest, 'id')
+  const version = member(manifest, 'version')
+  return {
+    valid: !problems.some((problem) => problem.severity === 'error'),
+    pluginId: typeof id === 'string' ? id : null,
+    version: typeof version === 'string' ? version : null,
+    level,
+    file,
+    subject,
+    problems: sortDiagnostics(problems),
+  }
+}
+
+/** Diagnostics in report order: by line, then column, then code (DESIGN §10); a file-level one first. */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const key = (value: number | null): number => value ?? 0
+  return [...diagnostics].sort(
+    (a, b) =>
+      key(a.line) - key(b.line) ||
+      key(a.column) - key(b.column) ||
+      compareText(a.code, b.code) ||
+      compareText(a.pointer ?? '', b.pointer ?? '') ||
+      compareText(a.message, b.message),
+  )
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}

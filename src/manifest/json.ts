@@ -1,0 +1,343 @@
+import {parseTree} from 'jsonc-parser'
+import type {Node, ParseError} from 'jsonc-parser'
+import type {Diagnostic} from './diagnostic.js'
+import {childPointer, escapePointerToken, parentPointer, pointerTokens} from './pointer.js'
+import {firstInvalidUtf8} from './utf8.js'
+
+/** The largest manifest.json any reader accepts (DESIGN §5.2), checked before a byte is parsed. */
+export const maxManifestBytes = 8 * 1024 * 1024
+
+/**
+ * Deepest nesting read. jsonc-parser descends recursively and would overflow the stack on hostile
+ * input long before 8 MiB; no real manifest nests more than a handful of levels.
+ */
+export const maxJsonNesting = 1000
+
+/** A 1-based position in the text: `column` counts UTF-16 code units, as editors and SARIF do. */
+export interface JsonPosition {
+  line: number
+  column: number
+}
+
+/** A JSON text that passed every strictness check of DESIGN §4.2, with positions for every value. */
+export interface JsonDocument {
+  /** The top-level object, as `JSON.parse` builds it. */
+  readonly value: Record<string, unknown>
+  /** The decoded text. */
+  readonly text: string
+  /** Position of the value at `pointer`, or null when no value is there. */
+  locate(pointer: string): JsonPosition | null
+  /**
+   * Position of the value at `pointer` or, when it is absent, of its closest existing ancestor
+   * (the parent object of a missing property); `pointer` names the value that was found.
+   */
+  locateNearest(pointer: string): JsonPosition & {pointer: string}
+}
+
+/** What `readJsonDocument` returns: the document, or the one `malformed` diagnostic that says why not. */
+export type ReadJsonResult = ({ok: true} & JsonDocument) | {ok: false; diagnostic: Diagnostic}
+
+// jsonc-parser's ParseErrorCode is an ambient const enum, which isolated modules cannot read.
+const parseErrorText: Readonly<Record<number, string>> = {
+  1: 'unexpected characters',
+  2: 'the number is not valid',
+  3: 'a property name in double quotes is expected',
+  4: 'a value is expected',
+  5: 'a colon is expected after the property name',
+  6: 'a comma is expected between members',
+  7: 'the object is not closed with "}"',
+  8: 'the array is not closed with "]"',
+  9: 'nothing may follow the top-level value',
+  10: 'comments are not allowed in JSON',
+  11: 'comments are not allowed in JSON',
+  12: 'the string is not terminated',
+  13: 'the number is incomplete',
+  14: 'the \\u escape is not four hex digits',
+  15: 'the escape sequence is not valid JSON',
+  16: 'control characters must be escaped inside a string',
+}
+const invalidSymbol = 1
+const propertyNameExpected = 3
+const valueExpected = 4
+const commaExpected = 6
+const unexpectedEndOfString = 12
+const invalidCharacter = 16
+
+const utf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
+const lenientUtf8 = new TextDecoder('utf-8', {ignoreBOM: true})
+
+/**
+ * Reads manifest bytes as strict JSON (DESIGN §4.2): UTF-8 without a BOM, no comments, no trailing
+ * commas, no duplicate property names (compared after unescaping), a top-level object, at most
+ * `maxBytes` (default 8 MiB, checked before parsing). Never throws: anything else gives one `malformed`
+ * diagnostic whose message says what is wrong and where (pointer null, except for a duplicate key,
+ * where it names the duplicated member).
+ */
+export function readJsonDocument(bytes: Uint8Array, options: {maxBytes?: number} = {}): ReadJsonResult {
+  const maxBytes = options.maxBytes ?? maxManifestBytes
+  if (bytes.length > maxBytes) {
+    return malformed(`The file is larger than ${formatBytes(maxBytes)}, the limit for manifest.json; a manifest is small metadata.`, null, null)
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return malformed('The file starts with a UTF-8 byte order mark (line 1, column 1); save it as UTF-8 without a BOM.', null, {line: 1, column: 1})
+  }
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    const offset = firstInvalidUtf8(bytes)
+    const lines = new LineIndex(lenientUtf8.decode(bytes.subarray(0, Math.max(offset, 0))))
+    const position = lines.endPosition()
+    const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0')
+    return malformed(`The file is not valid UTF-8: the byte sequence starting with 0x${byte} ${at(position)} (byte offset ${offset}) is ill-formed; save the file as UTF-8.`, null, position)
+  }
+  const lines = new LineIndex(text)
+  const tooDeep = firstOffsetDeeperThan(text, maxJsonNesting)
+  if (tooDeep !== -1) {
+    // Report an earlier syntax error first: parse only the text before the nesting gets too deep.
+    const earlier: ParseError[] = []
+    parseTreeWithin(text.slice(0, tooDeep), earlier)
+    const first = earliest(earlier.filter((error) => error.offset + error.length < tooDeep))
+    if (first !== undefined) return syntaxError(text, lines, first)
+    return malformed(`The JSON nests more than ${maxJsonNesting} levels deep ${at(lines.position(tooDeep))}.`, null, lines.position(tooDeep))
+  }
+  const errors: ParseError[] = []
+  const root = parseTreeWithin(text, errors)
+  if (root === 'too-deep') return malformed('The JSON nests too deeply to be read.', null, null)
+  const first = earliest(errors)
+  if (first !== undefined || root === undefined) {
+    if (text.trim() === '') return malformed('The file is empty; a manifest is a JSON object.', null, {line: 1, column: 1})
+    return syntaxError(text, lines, first)
+  }
+  if (root.type !== 'object') {
+    const position = lines.position(root.offset)
+    return malformed(`The top-level value is ${kindOfNode(root)} ${at(position)}; a manifest is a JSON object.`, null, position)
+  }
+  const duplicate = firstDuplicateKey(root, '')
+  if (duplicate !== null) {
+    const position = lines.position(duplicate.key.offset)
+    const firstAt = lines.position(duplicate.first.offset)
+    const name = duplicate.key.value as string
+    return malformed(
+      `The property ${JSON.stringify(name)} appears twice in one object, ${at(firstAt)} and again ${at(position)}; keep only one.`,
+      duplicate.pointer,
+      position,
+    )
+  }
+  let value: Record<string, unknown>
+  try {
+    value = JSON.parse(text) as Record<string, unknown>
+  } catch (error) {
+    // Unreachable when jsonc-parser agrees with JSON.parse; kept so that non-JSON can never pass.
+    return malformed(`The file is not valid JSON: ${(error as Error).message}.`, null, {line: 1, column: 1})
+  }
+  return {ok: true, ...documentOf(value, text, root, lines)}
+}
+
+function documentOf(value: Record<string, unknown>, text: string, root: Node, lines: LineIndex): JsonDocument {
+  return {
+    value,
+    text,
+    locate(pointer) {
+      const node = nodeAt(root, pointer)
+      return node === null ? null : lines.position(node.offset)
+    },
+    locateNearest(pointer) {
+      for (let current: string | null = pointer; current !== null; current = parentPointer(current)) {
+        const node = nodeAt(root, current)
+        if (node !== null) return {pointer: current, ...lines.position(node.offset)}
+      }
+      return {pointer: '', ...lines.position(root.offset)}
+    },
+  }
+}
+
+/**
+ * jsonc-parser's tree with its errors; `too-deep` if its recursion overflowed the stack anyway (defence in
+ * depth: the nesting check keeps it far from the limit).
+ */
+function parseTreeWithin(text: string, errors: ParseError[]): Node | undefined | 'too-deep' {
+  try {
+    return parseTree(text, errors, {disallowComments: true, allowTrailingComma: false, allowEmptyContent: false})
+  } catch {
+    return 'too-deep'
+  }
+}
+
+function earliest(errors: readonly ParseError[]): ParseError | undefined {
+  return errors.reduce<ParseError | undefined>((found, error) => (found === undefined || error.offset < found.offset ? error : found), undefined)
+}
+
+function syntaxError(text: string, lines: LineIndex, error: ParseError | undefined): ReadJsonResult {
+  const offset = error === undefined ? 0 : errorOffset(text, error)
+  const position = lines.position(offset)
+  return malformed(`The file is not valid JSON: ${describeParseError(text, error, offset)} ${at(position)}.`, null, position)
+}
+
+/** The value node at `pointer`, or null. */
+function nodeAt(root: Node, pointer: string): Node | null {
+  const tokens = pointerTokens(pointer)
+  if (tokens === null) return null
+  let node: Node = root
+  for (const token of tokens) {
+    const children = node.children ?? []
+    let next: Node | undefined
+    if (node.type === 'object') {
+      next = children.find((property) => property.children?.[0]?.value === token)?.children?.[1]
+    } else if (node.type === 'array' && /^(0|[1-9][0-9]*)$/.test(token)) {
+      next = children[Number(token)]
+    }
+    if (next === undefined) return null
+    node = next
+  }
+  return node
+}
+
+/** The first property name that repeats within one object, in document order, with the member's pointer. */
+function firstDuplicateKey(node: Node, pointer: string): {key: Node; first: Node; pointer: string} | null {
+  if (node.type === 'object') {
+    const seen = new Map<string, Node>()
+    for (const property of node.children ?? []) {
+      const [key, value] = property.children ?? []
+      if (key === undefined) continue
+      const name = key.value as string
+      const earlier = seen.get(name)
+      if (earlier !== undefined) return {key, first: earlier, pointer: `${pointer}/${escapePointerToken(name)}`}
+      seen.set(name, key)
+      if (value !== undefined) {
+        const nested = firstDuplicateKey(value, childPointer(pointer, name))
+        if (nested !== null) return nested
+      }
+    }
+  } else if (node.type === 'array') {
+    const children = node.children ?? []
+    for (let i = 0; i < children.length; i++) {
+      const nested = firstDuplicateKey(children[i] as Node, childPointer(pointer, i))
+      if (nested !== null) return nested
+    }
+  }
+  return null
+}
+
+/** Offset of the first `{` or `[` (outside strings) that opens nesting level `limit + 1`, or -1. */
+function firstOffsetDeeperThan(text: string, limit: number): number {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    if (inString) {
+      if (ch === 0x5c) i += 1
+      // A raw line break ends a string for jsonc-parser too, which then goes on parsing.
+      else if (ch === 0x22 || ch === 0x0a || ch === 0x0d) inString = false
+    } else if (ch === 0x22) {
+      inString = true
+    } else if (ch === 0x7b || ch === 0x5b) {
+      depth += 1
+      if (depth > limit) return i
+    } else if (ch === 0x7d || ch === 0x5d) {
+      depth -= 1
+    }
+  }
+  return -1
+}
+
+/**
+ * Where the error really is: jsonc-parser reports a string holding a raw control character, or ended
+ * by a raw line break, at the string's start.
+ */
+function errorOffset(text: string, error: ParseError): number {
+  if (error.error === invalidCharacter || error.error === unexpectedEndOfString) {
+    for (let i = error.offset + 1; i <= error.offset + error.length && i < text.length; i++) {
+      if (text.charCodeAt(i) < 0x20) return i
+    }
+  }
+  return error.offset
+}
+
+function describeParseError(text: string, error: ParseError | undefined, offset: number): string {
+  if (error === undefined) return 'a value is expected'
+  const next = text[offset]
+  if ((error.error === propertyNameExpected || error.error === valueExpected) && (next === '}' || next === ']')) {
+    const previous = text.slice(0, offset).trimEnd().at(-1)
+    if (previous === ',') return `a trailing comma before "${next}" is not allowed`
+  }
+  if (error.error === commaExpected && /[0-9]/.test(next ?? '') && /(^|[^0-9.eE+-])-?0$/.test(text.slice(Math.max(0, offset - 2), offset))) {
+    return 'numbers must not have leading zeros'
+  }
+  if ((error.error === invalidCharacter || error.error === unexpectedEndOfString) && text.charCodeAt(offset) < 0x20) {
+    return `control character U+${text.charCodeAt(offset).toString(16).toUpperCase().padStart(4, '0')} must be escaped inside a string`
+  }
+  if (error.error === invalidSymbol) {
+    const symbol = text.slice(error.offset, error.offset + Math.min(error.length, 20))
+    if (symbol.startsWith("'")) return 'strings and property names must use double quotes'
+    return `${JSON.stringify(symbol)} is not a JSON value or token`
+  }
+  if (error.error === valueExpected && offset >= text.length) return 'the text ends where a value is expected'
+  return parseErrorText[error.error] ?? 'the text is not JSON'
+}
+
+function kindOfNode(node: Node): string {
+  switch (node.type) {
+    case 'array':
+      return 'an array'
+    case 'string':
+      return 'a string'
+    case 'number':
+      return 'a number'
+    case 'boolean':
+      return 'a boolean'
+    case 'null':
+      return 'null'
+    default:
+      return `a ${node.type}`
+  }
+}
+
+function malformed(message: string, pointer: string | null, position: JsonPosition | null): ReadJsonResult {
+  return {
+    ok: false,
+    diagnostic: {code: 'malformed', severity: 'error', message, pointer, line: position?.line ?? null, column: position?.column ?? null},
+  }
+}
+
+function at(position: JsonPosition): string {
+  return `at line ${position.line}, column ${position.column}`
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024)
+  return Number.isInteger(mib) ? `${mib} MiB (${bytes} bytes)` : `${bytes} bytes`
+}
+
+/** Line starts of a text; JSON's only line breaks are LF, CR LF and CR. */
+class LineIndex {
+  private readonly starts: number[] = [0]
+
+  constructor(private readonly text: string) {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i)
+      if (ch === 0x0a) this.starts.push(i + 1)
+      else if (ch === 0x0d) {
+        if (text.charCodeAt(i + 1) === 0x0a) i += 1
+        this.starts.push(i + 1)
+      }
+    }
+  }
+
+  /** The 1-based position of UTF-16 offset `offset`. */
+  position(offset: number): JsonPosition {
+    let low = 0
+    let high = this.starts.length - 1
+    while (low < high) {
+      const middle = (low + high + 1) >> 1
+      if ((this.starts[middle] as number) <= offset) low = middle
+      else high = middle - 1
+    }
+    return {line: low + 1, column: offset - (this.starts[low] as number) + 1}
+  }
+
+  /** The position just after the last character. */
+  endPosition(): JsonPosition {
+    return this.position(this.text.length)
+  }
+}

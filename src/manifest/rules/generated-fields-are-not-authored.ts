@@ -1,0 +1,27 @@
+import type {Rule} from './types.js'
+import {hasMember} from './values.js'
+
+/** Fields only `pack` and `sign` write (x-svc-requirement `generated`). */
+const generatedFields = ['files', 'signature'] as const
+
+/**
+ * A source tree does not carry `files` or `signature` (`generated-field-authored`, a warning): pack
+ * discards `files` and drops `signature` (DESIGN §4.1). Artifacts and installed versions are not source trees.
+ */
+export const generatedFieldsAreNotAuthored: Rule = {
+  name: 'generated-fields-are-not-authored',
+  codes: ['generated-field-authored'],
+  level: 'development',
+  check({manifest, subjectKind, emit}) {
+    if (subjectKind !== 'manifest' && subjectKind !== 'directory') return
+    for (const field of generatedFields) {
+      if (!hasMember(manifest, field)) continue
+      emit({
+        code: 'generated-field-authored',
+        severity: 'warning',
+        pointer: `/${field}`,
+        message: `${field} is written by svc-plugin ${field === 'files' ? 'pack, which replaces' : 'sign; pack drops'} the authored value; remove it from the source manifest.`,
+      })
+    }
+  },
+}

@@ -1,0 +1,13 @@
+/** Pure value rules of a manifest (DESIGN §4.3): ids, versions, ranges, tags, RIDs, paths, permissions, clamps. */
+export type * from './manifest.js'
+export * from './errors.js'
+export * from './plugin-id.js'
+export * from './semver.js'
+export * from './range.js'
+export * from './language.js'
+export * from './rid.js'
+export * from './entrypoint.js'
+export * from './paths.js'
+export * from './permissions.js'
+export * from './settings.js'
+export {entryNameOf} from './entry-name.js'

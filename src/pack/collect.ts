@@ -1,0 +1,77 @@
+import {readFile} from 'node:fs/promises'
+import path from 'node:path'
+import fg from 'fast-glob'
+import ignore from 'ignore'
+import {checkEntryPath} from '../archive/path-policy.js'
+import {PackError} from './errors.js'
+
+/** A regular file of the source tree that goes into the artifact. */
+export interface SourceFile {
+  /** Path inside the artifact: relative to the source root, `/`-separated. */
+  name: string
+  /** Absolute path on disk. */
+  absolutePath: string
+  size: number
+}
+
+/** The file that lists extra exclusions, in gitignore syntax (DESIGN §6). */
+export const ignoreFileName = '.svcpluginignore'
+
+/**
+ * Lists every regular file under `root` that belongs in the artifact (DESIGN §6): everything
+ * except the root `manifest.json`, `*.svcPlugin` files, the output file, `.git/` folders, the
+ * ignore file itself and what it matches. Symlinks, FIFOs, sockets, devices and names the
+ * entry-path policy refuses are `source-entry-rejected`: a build must not silently drop them.
+ * The result is sorted by `compareEntryNames` order is left to the writer.
+ */
+export async function collectSourceFiles(root: string, options: {exclude?: readonly string[]} = {}): Promise<SourceFile[]> {
+  const ignored = await readIgnoreFile(root)
+  const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)))
+  const found = await fg('**/*', {
+    cwd: root,
+    dot: true,
+    onlyFiles: false,
+    followSymbolicLinks: false,
+    stats: true,
+    ignore: ['**/.git/**'],
+  })
+  const files: SourceFile[] = []
+  for (const entry of found) {
+    const name = entry.path
+    if (isExcluded(name) || ignored.ignores(name)) continue
+    const absolutePath = path.join(root, name)
+    if (excluded.has(absolutePath)) continue
+    const stats = entry.stats!
+    if (stats.isDirectory()) continue
+    if (!stats.isFile()) {
+      const kind = stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'
+      throw new PackError('source-entry-rejected', `${name} is ${kind}; an artifact holds regular files only. Replace it with the file itself or list it in ${ignoreFileName}.`, {
+        details: {path: name, reason: stats.isSymbolicLink() ? 'symlink' : 'special-file'},
+      })
+    }
+    const problem = checkEntryPath(name, {source: true})
+    if (problem) {
+      throw new PackError('source-entry-rejected', `${name} cannot be packed: ${problem}. Rename it or list it in ${ignoreFileName}.`, {
+        details: {path: name, reason: problem},
+      })
+    }
+    files.push({name, absolutePath, size: stats.size})
+  }
+  return files
+}
+
+function isExcluded(name: string): boolean {
+  if (name === 'manifest.json' || name === ignoreFileName) return true
+  if (name.toLowerCase().endsWith('.svcplugin')) return true
+  return name === '.git' || name.startsWith('.git/') || name.includes('/.git/')
+}
+
+async function readIgnoreFile(root: string): Promise<ReturnType<typeof ignore>> {
+  const rules = ignore()
+  try {
+    rules.add(await readFile(path.join(root, ignoreFileName), 'utf8'))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  return rules
+}

@@ -1,0 +1,241 @@
+import {randomBytes} from 'node:crypto'
+import {access, readFile, rename, rm} from 'node:fs/promises'
+import path from 'node:path'
+import {resolveLimits} from '../archive/limits.js'
+import {openArchive} from '../archive/reader.js'
+import type {ArchiveLimits} from '../archive/types.js'
+import {compareEntryNames, writeArchive, type WriterEntry} from '../archive/writer.js'
+import type {PackageContent} from '../manifest/content.js'
+import type {Diagnostic} from '../manifest/diagnostic.js'
+import {validateManifest} from '../manifest/validate.js'
+import {entryNameOf} from '../model/entry-name.js'
+import type {FileDigest, Manifest} from '../model/manifest.js'
+import {collectSourceFiles, type SourceFile} from './collect.js'
+import {PackError} from './errors.js'
+import {hashSourceFiles, type HashedFile, type HashProgress} from './hash.js'
+import {deriveLanguages, languageSetsDiffer} from './languages.js'
+import {renderPackedManifest} from './manifest-output.js'
+
+/** Options of {@link pack}. */
+export interface PackOptions {
+  /** Artifact path; default `<cwd>/<id>-<version>.svcPlugin`. */
+  output?: string
+  /** Replace an existing output file. */
+  force?: boolean
+  /** Judge and list what would be packed; write nothing. */
+  dryRun?: boolean
+  /** Working directory for the default output path. */
+  cwd?: string
+  limits?: Partial<ArchiveLimits>
+  /** Called as files are hashed and written. */
+  onProgress?: (progress: PackProgress) => void
+}
+
+/** Progress of a pack, by phase. */
+export interface PackProgress extends HashProgress {
+  phase: 'hash' | 'write'
+}
+
+/** What `pack` produced (or, for a dry run, would produce). */
+export interface PackResult {
+  /** The artifact path (for a dry run: where it would be written). */
+  path: string
+  id: string
+  version: string
+  /** Archive entries, `manifest.json` included. */
+  entries: number
+  /** Uncompressed bytes of every entry, `manifest.json` included. */
+  uncompressedBytes: number
+  /** SHA-256 of the artifact file (hex); `null` for a dry run. */
+  sha256: string | null
+  /** Size of the artifact file; `null` for a dry run. */
+  bytes: number | null
+  /** Every payload file, sorted as in the archive. */
+  files: {path: string; size: number}[]
+  warnings: Diagnostic[]
+  dryRun: boolean
+  /** The packed manifest's bytes (what `manifest.json` holds in the artifact). */
+  manifest: Uint8Array
+  /** Digests of every payload file, by path. */
+  digests: ReadonlyMap<string, {size: number; sha256: string}>
+}
+
+/**
+ * Packs the plugin in `source` into a `.svcPlugin` artifact (DESIGN §6): validates the source
+ * manifest, collects and hashes every file once, derives `languages`, writes a fresh `files[]`
+ * and a deterministic archive. Throws {@link PackError}; on failure nothing is left on disk.
+ */
+export async function pack(source: string, options: PackOptions = {}): Promise<PackResult> {
+  const root = path.resolve(source)
+  const limits = resolveLimits(options.limits)
+  const manifestFile = path.join(root, 'manifest.json')
+  const sourceBytes = await readSourceManifest(manifestFile)
+
+  const sourceReport = validateManifest(sourceBytes, {level: 'development', file: manifestFile, subjectKind: 'directory'})
+  if (!sourceReport.valid) {
+    throw new PackError('manifest-invalid', `${manifestFile} is not a valid manifest; run svc-plugin validate for every problem.`, {report: sourceReport})
+  }
+  const manifest = JSON.parse(Buffer.from(sourceBytes).toString('utf8')) as Manifest
+  const output = path.resolve(options.cwd ?? process.cwd(), options.output ?? `${manifest.id}-${manifest.version}.svcPlugin`)
+  if (!options.dryRun && !options.force && (await exists(output))) {
+    throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
+  }
+
+  const collected = (await collectSourceFiles(root, {exclude: [output]})).sort((a, b) => compareEntryNames(a.name, b.name))
+  enforceLimits(collected, limits)
+  const hashed = await hashSourceFiles(collected, {onProgress: (progress) => options.onProgress?.({phase: 'hash', ...progress})})
+
+  const warnings: Diagnostic[] = sourceReport.problems.filter((problem) => problem.severity !== 'error')
+  const languages = deriveLanguages(hashed.map((file) => file.name))
+  const declared = Array.isArray(manifest.languages) ? manifest.languages : []
+  if (languages.length > 0 && declared.length > 0 && languageSetsDiffer(languages, declared)) {
+    warnings.push(packWarning('languages-recomputed', `languages ${JSON.stringify(declared)} were replaced by ${JSON.stringify(languages)}, derived from Localization/**/*.resx.`, '/languages'))
+  }
+  const files: FileDigest[] = hashed.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
+  const manifestText = renderPackedManifest(manifest, {files, ...(languages.length > 0 ? {languages} : {})})
+  const manifestBytes = Buffer.from(manifestText, 'utf8')
+  if (manifestBytes.length > limits.maxManifestBytes) {
+    throw new PackError('limit-exceeded', `The packed manifest.json would be ${manifestBytes.length} bytes, over the ${limits.maxManifestBytes}-byte limit.`, {
+      details: {limit: 'maxManifestBytes', value: manifestBytes.length},
+    })
+  }
+  warnings.push(...packageWarnings(manifestBytes, hashed, manifestFile))
+  if (hashed.some((file) => /(^|\/)bin\/Debug\//i.test(file.name))) {
+    warnings.push(packWarning('source-looks-like-debug-build', 'The tree holds bin/Debug/ files: this looks like a debug build. Pack a release build.', null))
+  }
+
+  const digests = new Map(hashed.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))
+  const result = {
+    path: output,
+    id: manifest.id,
+    version: manifest.version,
+    entries: hashed.length + 1,
+    uncompressedBytes: hashed.reduce((sum, file) => sum + file.size, manifestBytes.length),
+    files: hashed.map((file) => ({path: file.name, size: file.size})),
+    warnings: dedupe(warnings),
+    manifest: manifestBytes,
+    digests,
+  }
+  if (options.dryRun) return {...result, sha256: null, bytes: null, dryRun: true}
+
+  const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
+  const written = await writePacked(output, manifestBytes, hashed, executables, limits, options)
+  return {...result, sha256: written.sha256, bytes: written.bytes, dryRun: false}
+}
+
+async function readSourceManifest(file: string): Promise<Uint8Array> {
+  try {
+    return await readFile(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new PackError('file-not-found', `${file} does not exist: a plugin source folder holds manifest.json at its root.`, {cause: error, details: {path: file}})
+    }
+    throw error
+  }
+}
+
+/** Refuses a tree the readers would refuse (DESIGN §5.2), before anything is read. */
+function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): void {
+  if (files.length + 1 > limits.maxEntries) {
+    throw new PackError('limit-exceeded', `The tree has ${files.length + 1} entries with manifest.json; the limit is ${limits.maxEntries}.`, {
+      details: {limit: 'maxEntries', value: files.length + 1},
+    })
+  }
+  let total = 0
+  for (const file of files) {
+    if (file.size > limits.maxEntryBytes) {
+      throw new PackError('limit-exceeded', `${file.name} is ${file.size} bytes; one entry may hold at most ${limits.maxEntryBytes}.`, {
+        details: {limit: 'maxEntryBytes', path: file.name, value: file.size},
+      })
+    }
+    total += file.size
+  }
+  if (total > limits.maxTotalBytes) {
+    throw new PackError('limit-exceeded', `The tree holds ${total} bytes; an artifact may hold at most ${limits.maxTotalBytes} uncompressed.`, {
+      details: {limit: 'maxTotalBytes', value: total},
+    })
+  }
+}
+
+/**
+ * Package-level findings on the packed manifest against the packed files: in `pack` they warn
+ * (the artifact is still written) so a build script sees them before `validate --artifact` does.
+ */
+function packageWarnings(manifestBytes: Uint8Array, files: readonly HashedFile[], manifestFile: string): Diagnostic[] {
+  const content: PackageContent = {kind: 'artifact', files: new Map(files.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))}
+  const report = validateManifest(manifestBytes, {level: 'package', file: manifestFile, subjectKind: 'artifact', content})
+  return report.problems.map((problem) => ({...problem, severity: 'warning' as const, line: null, column: null}))
+}
+
+function packWarning(code: Diagnostic['code'], message: string, pointer: string | null): Diagnostic {
+  return {code, severity: 'warning', message, pointer, line: null, column: null}
+}
+
+function dedupe(warnings: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>()
+  return warnings.filter((warning) => {
+    const key = `${warning.code} ${warning.pointer}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/**
+ * Writes the archive beside `output`, then reads its central directory back: an entry that the
+ * probe sent to deflate but that did not shrink is stored instead and the archive written again,
+ * so that "stored where deflate does not shrink" holds exactly (DESIGN §5.4) and stays
+ * deterministic. Only a finished, checked archive is renamed onto `output`.
+ */
+async function writePacked(output: string, manifest: Buffer, files: readonly HashedFile[], executables: ReadonlySet<string>, limits: ArchiveLimits, options: PackOptions) {
+  const staged = `${output}.${randomBytes(6).toString('hex')}.partial`
+  let store = new Set(files.filter((file) => file.store).map((file) => file.name))
+  try {
+    for (;;) {
+      const entries: WriterEntry[] = [
+        {name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: manifest}},
+        ...files.map((file): WriterEntry => ({
+          name: file.name,
+          mode: executables.has(file.name) ? 0o755 : 0o644,
+          store: store.has(file.name),
+          source: {kind: 'file', path: file.absolutePath, size: file.size, sha256: file.sha256},
+        })),
+      ]
+      const written = await writeArchive(staged, entries)
+      void options
+      const fresh = (await entriesThatGrew(staged)).filter((name) => !store.has(name))
+      if (fresh.length > 0) {
+        store = new Set([...store, ...fresh])
+        continue
+      }
+      if (written.bytes > limits.maxArchiveBytes) {
+        throw new PackError('limit-exceeded', `The artifact would be ${written.bytes} bytes; the limit is ${limits.maxArchiveBytes}.`, {
+          details: {limit: 'maxArchiveBytes', value: written.bytes},
+        })
+      }
+      await rename(staged, output)
+      return {...written, path: output}
+    }
+  } finally {
+    await rm(staged, {force: true})
+  }
+}
+
+async function entriesThatGrew(file: string): Promise<string[]> {
+  const archive = await openArchive(file)
+  try {
+    return archive.entries.filter((entry) => entry.method === 8 && entry.compressedSize >= entry.uncompressedSize).map((entry) => entry.name)
+  } finally {
+    await archive.close()
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file)
+    return true
+  } catch {
+    return false
+  }
+}

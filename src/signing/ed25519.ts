@@ -1,0 +1,86 @@
+import {createHash, randomBytes} from 'node:crypto'
+import * as ed from '@noble/ed25519'
+
+// @noble/ed25519 v3 ships without a synchronous SHA-512: node:crypto provides it.
+ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest())
+
+/** Length of an Ed25519 public key and of a private seed, in bytes. */
+export const keyLength = 32
+/** Length of an Ed25519 signature, in bytes. */
+export const signatureLength = 64
+/** The order L of the prime-order subgroup. */
+const groupOrder = ed.Point.CURVE().n
+
+/**
+ * Decodes a point only when its 32 bytes are the canonical encoding (y < p, no "negative zero" x),
+ * so that one point has exactly one accepted encoding. `null` for anything else.
+ */
+function decodeCanonicalPoint(bytes: Uint8Array): ed.Point | null {
+  if (bytes.length !== keyLength) return null
+  let point: ed.Point
+  try {
+    point = ed.Point.fromBytes(bytes, false)
+  } catch {
+    return null
+  }
+  // Re-encoding must give the same bytes: rejects every alternative encoding the decoder tolerated.
+  return Buffer.from(point.toBytes()).equals(Buffer.from(bytes)) ? point : null
+}
+
+/**
+ * True when `point` is not the identity and lies in the prime-order subgroup ([L]P = O):
+ * no small-order component that would let one signature verify under several keys or messages.
+ */
+function isTorsionFreeNonIdentity(point: ed.Point): boolean {
+  return !point.is0() && point.isTorsionFree()
+}
+
+/** True when `publicKey` is a key DESIGN §7.3 accepts: 32 bytes, canonical, not the identity, torsion-free. */
+export function isStrictPublicKey(publicKey: Uint8Array): boolean {
+  const point = decodeCanonicalPoint(publicKey)
+  return point !== null && isTorsionFreeNonIdentity(point)
+}
+
+/**
+ * Strict Ed25519 verification (DESIGN §7.3). Accepts only when: the signature is 64 bytes; A is a
+ * canonical, non-identity point with no small-order component; R is canonical, not the identity and
+ * (like A) free of any small-order component; S < L; and the RFC 8032 equation holds. With A and R in
+ * the prime-order subgroup the cofactored and cofactorless equations agree, so every verifier that
+ * applies these checks reaches the same verdict on every input.
+ */
+export function verifyStrict(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  if (signature.length !== signatureLength) return false
+  const a = decodeCanonicalPoint(publicKey)
+  if (a === null || !isTorsionFreeNonIdentity(a)) return false
+  const r = decodeCanonicalPoint(signature.subarray(0, keyLength))
+  if (r === null || !isTorsionFreeNonIdentity(r)) return false
+  // Malleability: S + L would verify the same equation; only the reduced scalar is accepted.
+  if (littleEndianToBigInt(signature.subarray(keyLength)) >= groupOrder) return false
+  try {
+    return ed.verify(signature, message, publicKey, {zip215: false})
+  } catch {
+    return false
+  }
+}
+
+/** Signs `message` with a 32-byte private seed (deterministic RFC 8032 Ed25519). */
+export function sign(message: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  return ed.sign(message, privateKey)
+}
+
+/** The public key of a 32-byte private seed. */
+export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
+  return ed.getPublicKey(privateKey)
+}
+
+/** A fresh key pair from the operating system's random source. */
+export function generateKeyPair(): {publicKey: Uint8Array; privateKey: Uint8Array} {
+  const privateKey = new Uint8Array(randomBytes(keyLength))
+  return {publicKey: publicKeyOf(privateKey), privateKey}
+}
+
+function littleEndianToBigInt(bytes: Uint8Array): bigint {
+  let value = 0n
+  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] as number)
+  return value
+}

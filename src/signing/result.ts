@@ -1,0 +1,111 @@
+import type {Certificate} from './certificate.js'
+
+/**
+ * The outcome of verifying a signed artifact (DESIGN §7.4): every code in checklist order, the
+ * verdict each one means to a host, and the result object `verifyContents` / `verifyArtifact` return.
+ */
+
+/** Every verification code, in the order the checklist tries them; the first failure decides. */
+export const verifyCodes = [
+  'package-format-unsupported',
+  'package-unreadable',
+  'manifest-missing',
+  'manifest-too-large',
+  'manifest-malformed',
+  'signature-missing',
+  'signature-malformed',
+  'signature-algorithm-unsupported',
+  'certificate-unreadable',
+  'certificate-untrusted',
+  'certificate-malformed',
+  'certificate-wrong-purpose',
+  'certificate-issuer-missing',
+  'certificate-issuer-mismatch',
+  'certificate-outlives-issuer',
+  'signature-key-id-mismatch',
+  'certificate-not-yet-valid',
+  'certificate-expired',
+  'signed-in-future',
+  'declared-file-missing',
+  'file-size-mismatch',
+  'file-digest-mismatch',
+  'undeclared-file',
+  'publisher-mismatch',
+  'signature-invalid',
+] as const
+/** A verification code (DESIGN §7.4). */
+export type VerifyCode = (typeof verifyCodes)[number]
+
+/** What a host acts on (DESIGN §7.4). */
+export type Verdict =
+  | 'Trusted'
+  | 'Unsigned'
+  | 'Malformed'
+  | 'SignatureInvalid'
+  | 'ContentMismatch'
+  | 'UntrustedRoot'
+  | 'WrongCertificatePurpose'
+  | 'CertificateNotValidAtSignature'
+
+/**
+ * The verdict of each code. Malformed: the artifact, its manifest, its signature block or its
+ * certificate files cannot be read as DESIGN §5/§7 define them (an unsupported algorithm
+ * included: nothing can be checked). UntrustedRoot: no chain to a trusted root (unknown root, bad
+ * certificate signature, an issuer that is not the named one or does not contain the certificate's
+ * validity). ContentMismatch: the bytes are not what the signed manifest declares, or the manifest
+ * names a publisher the certificate does not certify. CertificateNotValidAtSignature: the signing time
+ * is outside the certificate's validity or implausibly in the future. SignatureInvalid: the signature
+ * does not verify, or it names another certificate than the one carried.
+ */
+export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>> = {
+  'package-format-unsupported': 'Malformed',
+  'package-unreadable': 'Malformed',
+  'manifest-missing': 'Malformed',
+  'manifest-too-large': 'Malformed',
+  'manifest-malformed': 'Malformed',
+  'signature-missing': 'Unsigned',
+  'signature-malformed': 'Malformed',
+  'signature-algorithm-unsupported': 'Malformed',
+  'certificate-unreadable': 'Malformed',
+  'certificate-untrusted': 'UntrustedRoot',
+  'certificate-malformed': 'Malformed',
+  'certificate-wrong-purpose': 'WrongCertificatePurpose',
+  'certificate-issuer-missing': 'Malformed',
+  'certificate-issuer-mismatch': 'UntrustedRoot',
+  'certificate-outlives-issuer': 'UntrustedRoot',
+  'signature-key-id-mismatch': 'SignatureInvalid',
+  'certificate-not-yet-valid': 'CertificateNotValidAtSignature',
+  'certificate-expired': 'CertificateNotValidAtSignature',
+  'signed-in-future': 'CertificateNotValidAtSignature',
+  'declared-file-missing': 'ContentMismatch',
+  'file-size-mismatch': 'ContentMismatch',
+  'file-digest-mismatch': 'ContentMismatch',
+  'undeclared-file': 'ContentMismatch',
+  'publisher-mismatch': 'ContentMismatch',
+  'signature-invalid': 'SignatureInvalid',
+}
+
+/** Why an artifact did not verify. */
+export interface VerifyProblem {
+  code: VerifyCode
+  /** A plain sentence naming the file or field at fault. */
+  message: string
+  /** For `package-unreadable` / `package-format-unsupported`: the archive reader's error code. */
+  archiveCode?: string
+}
+
+/** What `verifyContents` and `verifyArtifact` return; `problems` holds the one deciding failure, or nothing. */
+export interface VerificationResult {
+  valid: boolean
+  verdict: Verdict
+  certificateId: string | null
+  issuerCertificateId: string | null
+  signedAt: string | null
+  certificate: Certificate | null
+  problems: VerifyProblem[]
+}
+
+/** A problem with `code` and `message`. */
+export function problem(code: VerifyCode, message: string, archiveCode?: string): VerifyProblem {
+  return archiveCode === undefined ? {code, message} : {code, message, archiveCode}
+}

@@ -1,0 +1,140 @@
+import {lstat, rm} from 'node:fs/promises'
+import {deflateRawSync} from 'node:zlib'
+import {isArchiveError} from '../archive/errors.js'
+import {manifestEntryName, resolveLimits} from '../archive/limits.js'
+import {openArchive} from '../archive/reader.js'
+import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
+import {compareEntryNames, writeArchive, type WriterEntry} from '../archive/writer.js'
+import {readCertificateFiles} from './certificate-files.js'
+import {SigningError} from './errors.js'
+import {readPrivateKeyFile} from './keys.js'
+import {errorFrom, type SignedContents, signContents, type SigningCredentials} from './sign.js'
+import {runChecklist} from './verify.js'
+import {withArtifactContents} from './verify-artifact.js'
+
+/** What `signArtifact` needs. */
+export interface SignArtifactOptions extends SigningCredentials {
+  /** The packed, unsigned `.svcPlugin`. */
+  artifact: string
+  /** Where to write the signed artifact; never overwritten. */
+  output: string
+  /** Archive limits (DESIGN §5.2 defaults for anything not given). */
+  limits?: Partial<ArchiveLimits>
+}
+
+/** What `signArtifact` wrote. */
+export interface SignArtifactResult {
+  /** Absolute path of the signed artifact. */
+  output: string
+  certificateId: string
+  signedAt: string
+  /** Hex SHA-256 of the canonical digest text P that was signed. */
+  artifactDigest: string
+}
+
+/**
+ * Signs a packed artifact (DESIGN §7.2, §7.4 `sign`): the same payload entries (bytes, modes and
+ * storage method), `certificate.json` + `certificate.sig` (and `issuer.*`) added, the signed
+ * `manifest.json` first, written deterministically through the archive writer. Refuses an existing
+ * output (`output-exists`) and everything `signContents` refuses, then reads the written file back
+ * and runs the verification checklist over it (all but the root link); a failure removes the output.
+ * Archive errors of the input are thrown as they are (`ArchiveError`).
+ */
+export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
+  const limits = resolveLimits(options.limits)
+  const now = options.now ?? new Date()
+  await assertAbsent(options.output)
+  const archive = await openArchive(options.artifact, {limits})
+  let signed: SignedContents
+  let written: string
+  try {
+    const payload = await archive.digestEntries()
+    const manifestEntry = archive.get(manifestEntryName)
+    if (manifestEntry === undefined) throw new SigningError('manifest-malformed', `${options.artifact} has no manifest.json.`)
+    const manifest = await archive.readEntry(manifestEntry, limits.maxManifestBytes)
+    payload.delete(manifestEntryName)
+    signed = await signContents({manifest, payload}, {...options, now})
+    written = (await writeSigned(options.output, archive, payload, signed, limits)).path
+  } finally {
+    await archive.close()
+  }
+  // DESIGN §7.4: sign verifies what it wrote, from the file, as a verifier will read it.
+  const check = await withArtifactContents(written, limits, (contents) => runChecklist(contents, {trust: null, now, maxManifestBytes: limits.maxManifestBytes}))
+  if ('code' in check) {
+    await rm(written, {force: true})
+    throw errorFrom(check)
+  }
+  return {output: written, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest}
+}
+
+/** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
+export interface SignArtifactFilesOptions {
+  artifact: string
+  output: string
+  privateKeyFile: string
+  certificateFile: string
+  certificateSignatureFile: string
+  /** issuer.json and issuer.sig, both or neither (`invalid-signer`). */
+  issuerCertificateFile?: string
+  issuerSignatureFile?: string
+  now?: Date
+  limits?: Partial<ArchiveLimits>
+}
+
+/** Reads the key and certificate files, then `signArtifact`. */
+export async function signArtifactFiles(options: SignArtifactFilesOptions): Promise<SignArtifactResult> {
+  const {issuerCertificateFile, issuerSignatureFile} = options
+  if ((issuerCertificateFile === undefined) !== (issuerSignatureFile === undefined)) {
+    throw new SigningError('invalid-signer', 'Give both the issuer certificate and its signature, or neither.')
+  }
+  return signArtifact({
+    artifact: options.artifact,
+    output: options.output,
+    privateKey: await readPrivateKeyFile(options.privateKeyFile),
+    certificate: await readCertificateFiles(options.certificateFile, options.certificateSignatureFile),
+    issuer: issuerCertificateFile === undefined ? undefined : await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string),
+    now: options.now,
+    limits: options.limits,
+  })
+}
+
+async function assertAbsent(output: string): Promise<void> {
+  try {
+    await lstat(output)
+  } catch {
+    return
+  }
+  throw new SigningError('output-exists', `${output} already exists; sign never overwrites. Choose another --output or remove it first.`, {details: {path: output}})
+}
+
+/** Writes the signed archive: manifest first, then payload and certificate entries in UTF-8 byte order. */
+async function writeSigned(output: string, source: StrictArchive, payload: Map<string, {size: number; sha256: string}>, signed: SignedContents, limits: ArchiveLimits) {
+  const entries: WriterEntry[] = []
+  for (const entry of source.entries) {
+    if (entry.name === manifestEntryName) continue
+    const digest = payload.get(entry.name) as {size: number; sha256: string}
+    entries.push({
+      name: entry.name,
+      // The packer's decisions stay: executables keep 0755, stored entries stay stored.
+      mode: (entry.mode & 0o111) === 0 ? 0o644 : 0o755,
+      store: entry.method === 0,
+      source: {kind: 'stream', open: () => source.openEntry(entry), size: digest.size, sha256: digest.sha256},
+    })
+  }
+  for (const [name, data] of signed.chainEntries) {
+    entries.push({name, mode: 0o644, store: !deflateShrinks(data), source: {kind: 'buffer', data: Buffer.from(data)}})
+  }
+  entries.sort((a, b) => compareEntryNames(a.name, b.name))
+  const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: !deflateShrinks(signed.manifest), source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
+  try {
+    return await writeArchive(output, [manifest, ...entries], {limits})
+  } catch (error) {
+    if (isArchiveError(error, 'output-exists')) throw new SigningError('output-exists', error.message, {cause: error, details: {path: output}})
+    throw error
+  }
+}
+
+/** DESIGN §5.4: deflate only where it shrinks the entry. */
+function deflateShrinks(data: Uint8Array): boolean {
+  return data.length > 0 && deflateRawSync(data, {level: 6}).length < data.length
+}

@@ -1,0 +1,104 @@
+import {randomBytes} from 'node:crypto'
+import {readFile, rm} from 'node:fs/promises'
+import path from 'node:path'
+import {decodeBase64, encodeBase64} from './base64.js'
+import {rootKeyIdPattern} from './certificate.js'
+import {generateKeyPair, keyLength} from './ed25519.js'
+import {SigningError} from './errors.js'
+import {type KeyPair, type WrittenKeyPair, writeKeyPair, writeNewFile} from './keys.js'
+
+/** One trusted root: its id (as certificates name it) and its Ed25519 public key in base64. */
+export interface TrustedRoot {
+  rootKeyId: string
+  publicKey: string
+}
+
+/** The roots a verifier trusts (DESIGN §7.1): the JSON shape of `trust.json`. */
+export interface TrustStore {
+  roots: TrustedRoot[]
+}
+
+/** The file name `cert root` gives the trust store. */
+export const trustStoreFileName = 'trust.json'
+
+/**
+ * Checks that `value` has the trust store shape: `roots` an array of `{rootKeyId, publicKey}` with
+ * well-formed, unique root key ids and canonical base64 of 32-byte keys. Throws `trust-store-invalid`.
+ */
+export function parseTrustStore(value: unknown): TrustStore {
+  const problem = checkTrustStore(value)
+  if (problem !== null) throw new SigningError('trust-store-invalid', `The trust store is invalid: ${problem}.`)
+  const roots = (value as {roots: TrustedRoot[]}).roots
+  return {roots: roots.map(({rootKeyId, publicKey}) => ({rootKeyId, publicKey}))}
+}
+
+function checkTrustStore(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it must be a JSON object'
+  const roots = (value as Record<string, unknown>).roots
+  if (!Array.isArray(roots)) return '"roots" must be an array'
+  const seen = new Set<string>()
+  for (const [index, root] of roots.entries()) {
+    if (typeof root !== 'object' || root === null || Array.isArray(root)) return `roots[${index}] must be an object`
+    const {rootKeyId, publicKey} = root as Record<string, unknown>
+    if (typeof rootKeyId !== 'string' || !rootKeyIdPattern.test(rootKeyId)) return `roots[${index}].rootKeyId must be "root_" followed by 4 to 32 of [0-9a-z]`
+    if (seen.has(rootKeyId)) return `the root key id ${rootKeyId} appears twice`
+    seen.add(rootKeyId)
+    if (typeof publicKey !== 'string' || decodeBase64(publicKey, keyLength) === null) return `roots[${index}].publicKey must be canonical base64 of ${keyLength} bytes`
+  }
+  return null
+}
+
+/** Reads a trust store file; `trust-store-unreadable` when it is missing, not JSON or not a trust store. */
+export async function readTrustStore(file: string): Promise<TrustStore> {
+  let value: unknown
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'))
+  } catch (error) {
+    throw new SigningError('trust-store-unreadable', `Cannot read the trust store ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
+  }
+  try {
+    return parseTrustStore(value)
+  } catch (error) {
+    throw new SigningError('trust-store-unreadable', `${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
+  }
+}
+
+/** The public key of root `rootKeyId` in `trust`, or null when the store does not trust it. */
+export function trustedRootKey(trust: TrustStore, rootKeyId: string): Uint8Array | null {
+  const root = trust.roots.find((candidate) => candidate.rootKeyId === rootKeyId)
+  return root === undefined ? null : decodeBase64(root.publicKey, keyLength)
+}
+
+/** A fresh root: its key pair and a trust store that trusts it. The id defaults to `root_` + 16 random hex digits. */
+export function createRoot(rootKeyId: string = `root_${randomBytes(8).toString('hex')}`): {rootKeyId: string; keyPair: KeyPair; trustStore: TrustStore} {
+  if (!rootKeyIdPattern.test(rootKeyId)) {
+    throw new SigningError('invalid-root-key-id', `The root key id ${JSON.stringify(rootKeyId)} must be "root_" followed by 4 to 32 of [0-9a-z].`)
+  }
+  const keyPair = generateKeyPair()
+  return {rootKeyId, keyPair, trustStore: {roots: [{rootKeyId, publicKey: encodeBase64(keyPair.publicKey)}]}}
+}
+
+/** Where `writeRoot` put a new root. */
+export interface WrittenRoot extends WrittenKeyPair {
+  rootKeyId: string
+  trustStore: TrustStore
+  /** `<dir>/trust.json`. */
+  trustStoreFile: string
+}
+
+/**
+ * Creates a root (`createRoot`) and writes `root.key` (0600), `root.pub` and `trust.json` into `dir`.
+ * Never overwrites (`output-exists`); on failure nothing it created is left behind.
+ */
+export async function writeRoot(dir: string, options: {rootKeyId?: string} = {}): Promise<WrittenRoot> {
+  const {rootKeyId, keyPair, trustStore} = createRoot(options.rootKeyId)
+  const trustStoreFile = path.join(dir, trustStoreFileName)
+  const written = await writeKeyPair(dir, 'root', keyPair)
+  try {
+    await writeNewFile(trustStoreFile, `${JSON.stringify(trustStore, null, 2)}\n`)
+  } catch (error) {
+    await Promise.all([rm(written.privateKeyFile, {force: true}), rm(written.publicKeyFile, {force: true})])
+    throw error
+  }
+  return {...written, rootKeyId, trustStore, trustStoreFile}
+}

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict'
+import {describe, it} from 'node:test'
+import {checkEntryPath, describeEntryPathProblem, entryCollisionKey, type EntryPathProblem} from '../../src/archive/path-policy.js'
+
+const refused: [string, EntryPathProblem][] = [
+  ['', 'empty'],
+  ['a\u0000b.txt', 'control-character'],
+  ['notes\u0007.txt', 'control-character'],
+  ['line\nbreak.txt', 'control-character'],
+  ['del\u007f.txt', 'control-character'],
+  ['c1\u009b.txt', 'control-character'],
+  [`${'a'.repeat(197)}.txt`, 'too-long'],
+  [`${'d/'.repeat(32)}f.txt`, 'too-deep'],
+  ['/etc/passwd', 'absolute'],
+  ['\\\\server\\share\\x.dll', 'absolute'],
+  ['C:/Windows/x.dll', 'drive-letter'],
+  ['c:relative.txt', 'drive-letter'],
+  ['runtimes\\win-x64\\App.exe', 'backslash'],
+  ['..\\evil.txt', 'backslash'],
+  ['../evil.txt', 'parent-segment'],
+  ['a/../b.txt', 'parent-segment'],
+  ['a/b/..', 'parent-segment'],
+  ['./a.txt', 'dot-segment'],
+  ['a/./b.txt', 'dot-segment'],
+  ['a//b.txt', 'empty-segment'],
+  ['a/b/', 'empty-segment'],
+  ['what?.txt', 'reserved-character'],
+  ['a<b.txt', 'reserved-character'],
+  ['a>b.txt', 'reserved-character'],
+  ['notes.txt:stream', 'reserved-character'],
+  ['say"hi".txt', 'reserved-character'],
+  ['a|b.txt', 'reserved-character'],
+  ['star*.txt', 'reserved-character'],
+  ['docs./a.txt', 'trailing-dot-or-space'],
+  ['notes.txt.', 'trailing-dot-or-space'],
+  ['notes.txt ', 'trailing-dot-or-space'],
+  ['folder /a.txt', 'trailing-dot-or-space'],
+  ['CON', 'device-name'],
+  ['assets/con.png', 'device-name'],
+  ['Prn.tar.gz', 'device-name'],
+  ['aux', 'device-name'],
+  ['NUL.txt', 'device-name'],
+  ['COM1', 'device-name'],
+  ['lpt9.log', 'device-name'],
+  ['COM\u00b9.txt', 'device-name'],
+  ['con .txt', 'device-name'],
+]
+
+const accepted = [
+  'manifest.json',
+  'a/b/c.txt',
+  'runtimes/linux-x64/weather-station',
+  'Localization/Strings.fr-FR.resx',
+  'assets/my icon.png',
+  'docs/read me first.md',
+  'caf\u00e9/r\u00e9sum\u00e9.txt',
+  '\u65e5\u672c\u8a9e/\u30d5\u30a1\u30a4\u30eb.txt',
+  'emoji-\u{1f600}.txt',
+  '.hidden/config',
+  '..hidden',
+  'a..b.txt',
+  'CONSOLE.txt',
+  'COM10.txt',
+  'LPT.txt',
+  'console/con-fig.json',
+  `${'a'.repeat(196)}.txt`,
+  `${'d/'.repeat(31)}f.txt`,
+]
+
+describe('checkEntryPath on archive names', () => {
+  for (const [path, reason] of refused) {
+    it(`refuses ${JSON.stringify(path.length > 40 ? `${path.slice(0, 40)}…` : path)} as ${reason}`, () => {
+      assert.equal(checkEntryPath(path), reason)
+    })
+  }
+  for (const path of accepted) {
+    it(`accepts ${JSON.stringify(path.length > 40 ? `${path.slice(0, 40)}…` : path)}`, () => {
+      assert.equal(checkEntryPath(path), null)
+    })
+  }
+  it('counts the 200-character limit in UTF-16 code units', () => {
+    assert.equal(checkEntryPath('a'.repeat(200)), null)
+    assert.equal(checkEntryPath('a'.repeat(201)), 'too-long')
+    assert.equal(checkEntryPath('\u{1f600}'.repeat(101)), 'too-long')
+  })
+})
+
+describe('checkEntryPath on source paths', () => {
+  it('treats a backslash as a separator instead of refusing it', () => {
+    assert.equal(checkEntryPath('runtimes\\win-x64\\App.exe', {source: true}), null)
+  })
+  it('still finds a .. segment behind a backslash', () => {
+    assert.equal(checkEntryPath('a\\..\\b.txt', {source: true}), 'parent-segment')
+  })
+  it('tolerates . and empty segments', () => {
+    assert.equal(checkEntryPath('./a//b.txt', {source: true}), null)
+  })
+  it('applies every other rule', () => {
+    assert.equal(checkEntryPath('/abs/a.txt', {source: true}), 'absolute')
+    assert.equal(checkEntryPath('D:\\x.txt', {source: true}), 'drive-letter')
+    assert.equal(checkEntryPath('a\\CON.txt', {source: true}), 'device-name')
+    assert.equal(checkEntryPath('a?.txt', {source: true}), 'reserved-character')
+    assert.equal(checkEntryPath('a.\\b', {source: true}), 'trailing-dot-or-space')
+    assert.equal(checkEntryPath('tab\t.txt', {source: true}), 'control-character')
+  })
+})
+
+describe('entryCollisionKey', () => {
+  it('maps names differing only in case to one key', () => {
+    assert.equal(entryCollisionKey('README.md'), entryCollisionKey('readme.MD'))
+  })
+  it('maps NFC and NFD spellings to one key', () => {
+    assert.equal(entryCollisionKey('caf\u00e9.txt'), entryCollisionKey('cafe\u0301.txt'))
+    assert.equal(entryCollisionKey('CAF\u00c9.txt'), entryCollisionKey('cafe\u0301.txt'))
+  })
+  it('folds sharp s onto ss', () => {
+    assert.equal(entryCollisionKey('stra\u00dfe.txt'), entryCollisionKey('STRASSE.txt'))
+  })
+  it('keeps different names apart', () => {
+    assert.notEqual(entryCollisionKey('a/b.txt'), entryCollisionKey('a/c.txt'))
+  })
+})
+
+describe('describeEntryPathProblem', () => {
+  it('names the path with its control characters escaped', () => {
+    assert.equal(describeEntryPathProblem('a\u001b[31m.txt', 'control-character'), 'The path "a\\u001b[31m.txt" contains a NUL or control character.')
+  })
+})

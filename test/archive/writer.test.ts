@@ -1,0 +1,370 @@
+import assert from 'node:assert/strict'
+import {execFile, spawnSync} from 'node:child_process'
+import {createHash, randomBytes} from 'node:crypto'
+import {readdir, readFile, rm, utimes, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {pathToFileURL} from 'node:url'
+import {promisify} from 'node:util'
+import yauzl from 'yauzl'
+import {ArchiveError} from '../../src/archive/errors.js'
+import {openArchive} from '../../src/archive/reader.js'
+import {compareEntryNames, writeArchive, type WriterEntry} from '../../src/archive/writer.js'
+import {fileEntries, makeTempDir, rejectionOf, sha256OfFile, writeTree} from './support.js'
+
+const execFileAsync = promisify(execFile)
+const MiB = 1024 * 1024
+
+const tree: Record<string, string | Buffer> = {
+  'manifest.json': '{"manifestVersion": 1, "id": "com.example.writer-test", "version": "2.0.0"}\n',
+  'runtimes/linux-x64/app': Buffer.concat([Buffer.from('7f454c46', 'hex'), Buffer.alloc(20_000, 0x90)]),
+  'assets/icon.png': Buffer.from(Array.from({length: 5000}, (_, i) => (i * 31) % 256)),
+  'docs/read me.md': '# Read me\n'.repeat(300),
+  'Localization/Strings.de.resx': '<root/>\n',
+  '\u00e9t\u00e9.txt': 'summer\n',
+}
+const names = Object.keys(tree)
+const options = {executables: ['runtimes/linux-x64/app'], stored: ['assets/icon.png']}
+
+/** The raw central-directory and local-header facts of every entry, read with yauzl directly. */
+async function rawFacts(file: string) {
+  const zipfile = await yauzl.openPromise(file, {lazyEntries: true, decodeStrings: true})
+  const facts = []
+  try {
+    for await (const entry of zipfile.eachEntry()) {
+      const local = await zipfile.readLocalFileHeaderPromise(entry)
+      facts.push({
+        name: entry.fileName,
+        versionMadeBy: entry.versionMadeBy,
+        flags: entry.generalPurposeBitFlag,
+        method: entry.compressionMethod,
+        date: entry.lastModFileDate,
+        time: entry.lastModFileTime,
+        centralExtra: entry.extraFieldLength,
+        localExtra: local.extraFieldLength,
+        comment: entry.fileCommentLength,
+        mode: entry.externalFileAttributes >>> 16,
+      })
+    }
+    return {facts, archiveComment: zipfile.comment}
+  } finally {
+    zipfile.close()
+  }
+}
+
+describe('writeArchive', () => {
+  let temp: {dir: string; remove: () => Promise<void>}
+  let source: string
+  let file: string
+
+  before(async () => {
+    temp = await makeTempDir('writer')
+    source = path.join(temp.dir, 'source')
+    await writeTree(source, tree)
+    file = path.join(temp.dir, 'out', 'plugin.svcPlugin')
+    await writeTree(temp.dir, {'out/.keep': ''})
+  })
+  after(async () => {
+    await temp.remove()
+  })
+
+  it('returns the archive path, size, SHA-256 and entry count', async () => {
+    const result = await writeArchive(file, await fileEntries(source, names, options))
+    const bytes = await readFile(file)
+    assert.deepEqual(result, {path: file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), entries: names.length})
+  })
+
+  it('leaves no temporary file beside the output', async () => {
+    assert.deepEqual((await readdir(path.dirname(file))).sort(), ['.keep', 'plugin.svcPlugin'])
+  })
+
+  it('writes fixed dates, fixed modes, UTF-8 names, no extra fields and no comments', async () => {
+    const {facts, archiveComment} = await rawFacts(file)
+    assert.equal(archiveComment, '')
+    for (const fact of facts) {
+      assert.equal(fact.date, (0 << 9) | (1 << 5) | 1, `${fact.name}: DOS date 1980-01-01`)
+      assert.equal(fact.time, 0, `${fact.name}: DOS time 00:00:00`)
+      assert.equal(fact.centralExtra, 0, `${fact.name}: central extra field`)
+      assert.equal(fact.localExtra, 0, `${fact.name}: local extra field`)
+      assert.equal(fact.comment, 0, `${fact.name}: entry comment`)
+      assert.equal(fact.flags & 0x800, 0x800, `${fact.name}: UTF-8 flag`)
+      assert.equal(fact.versionMadeBy >> 8, 3, `${fact.name}: made by Unix`)
+      assert.equal(fact.mode, fact.name === 'runtimes/linux-x64/app' ? 0o100755 : 0o100644, fact.name)
+    }
+  })
+
+  it('writes entries in the order given, manifest.json first', async () => {
+    const {facts} = await rawFacts(file)
+    assert.deepEqual(
+      facts.map((fact) => fact.name),
+      ['manifest.json', 'Localization/Strings.de.resx', 'assets/icon.png', 'docs/read me.md', 'runtimes/linux-x64/app', '\u00e9t\u00e9.txt'],
+    )
+  })
+
+  it('stores the entries marked store and deflates the others', async () => {
+    const {facts} = await rawFacts(file)
+    for (const fact of facts) assert.equal(fact.method, fact.name === 'assets/icon.png' ? 0 : 8, fact.name)
+  })
+
+  it('is read back by the strict reader with the sources\' digests', async () => {
+    const archive = await openArchive(file)
+    try {
+      const digests = await archive.digestEntries()
+      for (const name of names) assert.equal(digests.get(name)?.sha256, await sha256OfFile(path.join(source, ...name.split('/'))), name)
+    } finally {
+      await archive.close()
+    }
+  })
+
+  it('passes unzip -t', {skip: spawnSync('unzip', ['-v']).status !== 0}, () => {
+    const result = spawnSync('unzip', ['-t', file], {encoding: 'utf8'})
+    assert.equal(result.status, 0, result.stdout + result.stderr)
+    assert.match(result.stdout, /No errors detected/)
+  })
+
+  it('is read by Python\'s zipfile', {skip: spawnSync('python3', ['--version']).status !== 0}, () => {
+    const script = 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip())\nprint("\\n".join(i.filename + " " + repr(i.date_time) for i in z.infolist()))'
+    const result = spawnSync('python3', ['-c', script, file], {encoding: 'utf8'})
+    assert.equal(result.status, 0, result.stderr)
+    const [bad, ...lines] = result.stdout.trim().split('\n')
+    assert.equal(bad, 'None')
+    assert.equal(lines.length, names.length)
+    for (const line of lines) assert.ok(line.endsWith(' (1980, 1, 1, 0, 0, 0)'), line)
+  })
+
+  it('writes the same bytes from two copies of the tree with other mtimes and umask', async () => {
+    const copies: string[] = []
+    const previous = process.umask()
+    try {
+      for (const [i, umask] of [0o022, 0o077].entries()) {
+        process.umask(umask)
+        const copy = path.join(temp.dir, `copy-${i}`)
+        await writeTree(copy, tree)
+        const when = new Date(i === 0 ? '2001-02-03T04:05:06Z' : '2024-11-12T13:14:15Z')
+        for (const name of names) await utimes(path.join(copy, ...name.split('/')), when, when)
+        copies.push(copy)
+      }
+    } finally {
+      process.umask(previous)
+    }
+    const outputs = []
+    for (const [i, copy] of copies.entries()) {
+      const output = path.join(temp.dir, `copy-${i}.svcPlugin`)
+      await writeArchive(output, await fileEntries(copy, names, options))
+      outputs.push(await readFile(output))
+    }
+    assert.ok(outputs[0]!.equals(outputs[1]!), 'the two archives differ')
+    assert.ok(outputs[0]!.equals(await readFile(file)), 'the copies differ from the original')
+  })
+
+  it('writes the same bytes in any time zone', async () => {
+    const extension = path.extname(new URL(import.meta.url).pathname)
+    const writerUrl = pathToFileURL(path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src', 'archive', `writer${extension}`)).href
+    const code = [
+      `const {writeArchive} = await import(${JSON.stringify(writerUrl)})`,
+      `const entries = [{name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('{"id":"tz"}')}},`,
+      `  {name: 'bin/app', mode: 0o755, store: false, source: {kind: 'buffer', data: Buffer.alloc(1000, 65)}}]`,
+      `const result = await writeArchive(process.env.OUT, entries)`,
+      `process.stdout.write(JSON.stringify({sha256: result.sha256, offset: new Date(1980, 0, 1).getTimezoneOffset()}))`,
+    ].join('\n')
+    const runs = []
+    for (const zone of ['Pacific/Kiritimati', 'America/Adak', 'UTC']) {
+      const out = path.join(temp.dir, `tz-${zone.replace('/', '-')}.svcPlugin`)
+      const {stdout} = await execFileAsync(process.execPath, [...process.execArgv, '--input-type=module', '-e', code], {env: {...process.env, TZ: zone, OUT: out}})
+      const run = JSON.parse(stdout) as {sha256: string; offset: number}
+      const bytes = await readFile(out)
+      // The first local header's DOS time and date fields.
+      runs.push({...run, time: bytes.readUInt16LE(10), date: bytes.readUInt16LE(12)})
+    }
+    assert.equal(new Set(runs.map((run) => run.offset)).size, 3, `the children did not run in three zones: ${JSON.stringify(runs)}`)
+    assert.equal(new Set(runs.map((run) => run.sha256)).size, 1, JSON.stringify(runs))
+    for (const run of runs) assert.deepEqual({time: run.time, date: run.date}, {time: 0, date: 0x0021})
+  })
+
+  it('reports progress up to every entry', async () => {
+    const seen: number[] = []
+    const output = path.join(temp.dir, 'progress.svcPlugin')
+    await writeArchive(output, await fileEntries(source, names, options), {onProgress: (progress) => seen.push(progress.entries)})
+    assert.equal(seen.at(-1), names.length)
+  })
+
+  it('writes an archive with no entries that the reader opens', async () => {
+    const output = path.join(temp.dir, 'empty.svcPlugin')
+    const result = await writeArchive(output, [])
+    assert.equal(result.bytes, 22)
+    const archive = await openArchive(output)
+    assert.equal(archive.entries.length, 0)
+    await archive.close()
+  })
+})
+
+describe('writeArchive with large and many files', () => {
+  it('streams files over 8 MiB and feeds many small files in batches, all read back intact', async () => {
+    const temp = await makeTempDir('writer-large')
+    try {
+      const files: Record<string, Buffer> = {'big/huge.bin': Buffer.alloc(9 * MiB + 123, 0x61)}
+      for (let i = 0; i < 80; i++) {
+        const body = Buffer.alloc(MiB, i)
+        body.write(`file ${i}`, 0)
+        files[`many/f${String(i).padStart(2, '0')}.bin`] = body
+      }
+      files['tail/last.txt'] = Buffer.from('last\n')
+      await writeTree(temp.dir, files)
+      const all = Object.keys(files)
+      const output = path.join(temp.dir, 'large.svcPlugin')
+      await writeArchive(output, await fileEntries(temp.dir, all, {stored: all.filter((name) => name.startsWith('many/f1'))}))
+      const archive = await openArchive(output)
+      try {
+        assert.equal(archive.entries.length, all.length)
+        const digests = await archive.digestEntries()
+        for (const name of all) assert.equal(digests.get(name)?.sha256, `sha256:${createHash('sha256').update(files[name]!).digest('hex')}`, name)
+      } finally {
+        await archive.close()
+      }
+    } finally {
+      await temp.remove()
+    }
+  })
+
+  it('copies another archive\'s entries through stream sources into identical bytes', async () => {
+    const temp = await makeTempDir('writer-copy')
+    try {
+      await writeTree(temp.dir, {'manifest.json': '{}\n', 'a.txt': 'a'.repeat(10_000), 'big.bin': randomBytes(9 * MiB)})
+      const original = path.join(temp.dir, 'original.svcPlugin')
+      await writeArchive(original, await fileEntries(temp.dir, ['manifest.json', 'a.txt', 'big.bin']))
+      const archive = await openArchive(original)
+      const digests = await archive.digestEntries()
+      const entries: WriterEntry[] = archive.entries.map((entry) => ({
+        name: entry.name,
+        mode: 0o644,
+        store: entry.method === 0,
+        source: {kind: 'stream', open: () => archive.openEntry(entry), size: entry.uncompressedSize, sha256: digests.get(entry.name)!.sha256},
+      }))
+      const copy = path.join(temp.dir, 'copy.svcPlugin')
+      await writeArchive(copy, entries)
+      await archive.close()
+      assert.ok((await readFile(copy)).equals(await readFile(original)))
+    } finally {
+      await temp.remove()
+    }
+  })
+})
+
+describe('writeArchive failures', () => {
+  let temp: {dir: string; remove: () => Promise<void>}
+  before(async () => {
+    temp = await makeTempDir('writer-fail')
+  })
+  after(async () => {
+    await temp.remove()
+  })
+
+  /** Runs a write expected to fail in a fresh folder and returns the error and what the folder holds afterwards. */
+  async function failingWrite(name: string, files: Record<string, string | Buffer>, prepare: (dir: string, entries: WriterEntry[]) => Promise<WriterEntry[] | void>, options: Parameters<typeof writeArchive>[2] = {}) {
+    const dir = path.join(temp.dir, name)
+    await writeTree(dir, files)
+    let entries = await fileEntries(dir, Object.keys(files))
+    entries = (await prepare(dir, entries)) ?? entries
+    const before = (await readdir(dir)).sort()
+    const error = await rejectionOf(writeArchive(path.join(dir, 'out.svcPlugin'), entries, options))
+    return {error: error as ArchiveError, before, after: (await readdir(dir)).sort()}
+  }
+
+  it('is source-changed (source-missing) when a file vanished, and leaves nothing behind', async () => {
+    const {error, before, after} = await failingWrite('vanished', {'manifest.json': '{}', 'a.txt': 'a', 'b.txt': 'b'}, async (dir) => {
+      await rm(path.join(dir, 'b.txt'))
+    })
+    assert.equal(error.code, 'source-changed')
+    assert.equal(error.details.reason, 'source-missing')
+    assert.equal(error.details.entry, 'b.txt')
+    assert.deepEqual(after, before)
+  })
+
+  it('is source-changed (digest-changed) when a small file was edited keeping its size', async () => {
+    const {error, before, after} = await failingWrite('edited', {'manifest.json': '{}', 'a.txt': 'original'}, async (dir) => {
+      await writeFile(path.join(dir, 'a.txt'), 'tampered')
+    })
+    assert.deepEqual({code: error.code, reason: error.details.reason, entry: error.details.entry}, {code: 'source-changed', reason: 'digest-changed', entry: 'a.txt'})
+    assert.deepEqual(after, before)
+  })
+
+  it('is source-changed (size-changed) when a small file grew', async () => {
+    const {error, after, before} = await failingWrite('grown', {'manifest.json': '{}', 'a.txt': 'original'}, async (dir) => {
+      await writeFile(path.join(dir, 'a.txt'), 'original and more')
+    })
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'source-changed', reason: 'size-changed'})
+    assert.deepEqual(after, before)
+  })
+
+  it('is source-changed (digest-changed) when a streamed file over 8 MiB was edited', async () => {
+    const {error, after, before} = await failingWrite('edited-large', {'manifest.json': '{}', 'big.bin': Buffer.alloc(9 * MiB, 1), 'z.txt': 'z'}, async (dir) => {
+      const edited = Buffer.alloc(9 * MiB, 1)
+      edited[5 * MiB] = 2
+      await writeFile(path.join(dir, 'big.bin'), edited)
+    })
+    assert.deepEqual({code: error.code, reason: error.details.reason, entry: error.details.entry}, {code: 'source-changed', reason: 'digest-changed', entry: 'big.bin'})
+    assert.deepEqual(after, before)
+  })
+
+  it('is source-changed (source-not-regular) when a file became a symlink', async () => {
+    const {symlink} = await import('node:fs/promises')
+    const {error, after, before} = await failingWrite('symlinked', {'manifest.json': '{}', 'a.txt': 'data'}, async (dir) => {
+      await rm(path.join(dir, 'a.txt'))
+      await writeFile(path.join(dir, 'elsewhere.txt'), 'data')
+      await symlink('elsewhere.txt', path.join(dir, 'a.txt'))
+    })
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'source-changed', reason: 'source-not-regular'})
+    assert.deepEqual(after, before)
+  })
+
+  it('is output-exists when the output exists, which stays untouched', async () => {
+    const {error, after, before} = await failingWrite('exists', {'manifest.json': '{}', 'out.svcPlugin': 'precious'}, async (_dir, entries) => entries.filter((entry) => entry.name === 'manifest.json'))
+    assert.equal(error.code, 'output-exists')
+    assert.deepEqual(after, before)
+    assert.equal(await readFile(path.join(temp.dir, 'exists', 'out.svcPlugin'), 'utf8'), 'precious')
+  })
+
+  it('replaces an existing output when told to overwrite', async () => {
+    const dir = path.join(temp.dir, 'overwrite')
+    await writeTree(dir, {'manifest.json': '{}', 'out.svcPlugin': 'old'})
+    const result = await writeArchive(path.join(dir, 'out.svcPlugin'), await fileEntries(dir, ['manifest.json']), {overwrite: true})
+    assert.equal((await readFile(result.path)).readUInt32LE(0), 0x04034b50)
+  })
+
+  it('is write-failed (output-io) when the output folder does not exist', async () => {
+    const error = await rejectionOf(writeArchive(path.join(temp.dir, 'missing-folder', 'out.svcPlugin'), [{name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('{}')}}]))
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'write-failed', reason: 'output-io'})
+  })
+
+  it('refuses an unsafe name before writing anything', async () => {
+    const {error, after, before} = await failingWrite('unsafe', {'manifest.json': '{}'}, async (_dir, entries) => [...entries, {name: '../evil.txt', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('x')}}])
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'unsafe-entry', reason: 'parent-segment'})
+    assert.deepEqual(after, before)
+  })
+
+  it('refuses names that collide case-insensitively', async () => {
+    const {error} = await failingWrite('collide', {'A.txt': 'a', 'b.txt': 'b'}, async (_dir, entries) => [...entries, {name: 'a.txt', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('x')}} satisfies WriterEntry].sort((x, y) => compareEntryNames(x.name, y.name)))
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'archive-malformed', reason: 'case-collision'})
+  })
+
+  it('refuses entries out of order', async () => {
+    const {error} = await failingWrite('order', {'manifest.json': '{}', 'a.txt': 'a', 'b.txt': 'b'}, async (_dir, entries) => [entries[0]!, entries[2]!, entries[1]!])
+    assert.ok(error instanceof RangeError)
+  })
+
+  it('refuses manifest.json anywhere but first', async () => {
+    const {error} = await failingWrite('manifest-late', {'manifest.json': '{}', 'a.txt': 'a'}, async (_dir, entries) => [entries[1]!, entries[0]!])
+    assert.ok(error instanceof RangeError)
+  })
+
+  it('refuses more entries than the limit', async () => {
+    const {error} = await failingWrite('count', {'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c'}, async () => undefined, {limits: {maxEntries: 2}})
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'limit-exceeded', reason: 'too-many-entries'})
+  })
+
+  it('removes an archive that came out over the compression ratio', async () => {
+    const {error, after, before} = await failingWrite('ratio', {'zeros.bin': Buffer.alloc(2 * MiB)}, async () => undefined)
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'limit-exceeded', reason: 'compression-ratio'})
+    assert.deepEqual(after, before)
+  })
+})

@@ -1,0 +1,305 @@
+import assert from 'node:assert/strict'
+import {randomBytes} from 'node:crypto'
+import {cp, mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+
+import {install} from '../../src/install/install.js'
+import type {InstallOptions, InstallStep} from '../../src/install/types.js'
+import {verifyInstalled} from '../../src/install/verify-installed.js'
+import {tempDir} from '../helpers/cli.js'
+import {patchDeclaredSize, snapshotTree, writeArtifact} from './helpers/artifacts.js'
+import {runChildInstall, type ChildOutcome, type ExternalKill} from './helpers/child.js'
+import type {ChildRequest} from './helpers/install-child.js'
+import {currentOf, installError, stagingEntries, versionsOf} from './helpers/workspace.js'
+
+const id = 'com.example.heavy'
+const MiB = 1024 * 1024
+
+/** A plugin of about 24 MiB: incompressible and compressible data, one entrypoint, many small files. */
+function heavyPayload(): Record<string, Uint8Array | string> {
+  const payload: Record<string, Uint8Array | string> = {
+    'runtimes/linux-x64/heavy': randomBytes(MiB),
+    'data/random-a.bin': randomBytes(9 * MiB),
+    'data/random-b.bin': randomBytes(6 * MiB),
+    'data/text.txt': 'All work and no play makes a plugin large.\n'.repeat((8 * MiB) / 43),
+  }
+  for (let i = 0; i < 40; i++) payload[`assets/small-${String(i).padStart(2, '0')}.txt`] = `small file ${i}\n`.repeat(50 + i)
+  return payload
+}
+
+/**
+ * The invariants after any kill (DESIGN §8): `versions/` holds only complete versions that verify,
+ * `current.json` parses and names one of them (or is absent before the first install finished).
+ */
+async function assertConsistent(dataRoot: string, options: {currentMayBeAbsent: boolean}, label: string): Promise<void> {
+  const versions = await versionsOf(dataRoot, id)
+  for (const version of versions) {
+    const verification = await verifyInstalled(dataRoot, id, version)
+    assert.equal(verification.valid, true, `${label}: ${version} does not verify: ${JSON.stringify(verification.problems)}`)
+  }
+  const currentFile = path.join(dataRoot, 'plugins', id, 'current.json')
+  let text: string | null = null
+  try {
+    text = await readFile(currentFile, 'utf8')
+  } catch {
+    text = null
+  }
+  if (text === null) {
+    assert.ok(options.currentMayBeAbsent, `${label}: current.json is missing`)
+    return
+  }
+  const current = (JSON.parse(text) as {version: string}).version
+  assert.ok(versions.includes(current), `${label}: current.json names ${current}, versions are ${versions.join(', ')}`)
+}
+
+/** After a successful retry: the target is active and verifies, and nothing of the killed run is left. */
+async function assertSettled(dataRoot: string, version: string, expectedVersions: string[], label: string): Promise<void> {
+  assert.equal(await currentOf(dataRoot, id), version, label)
+  assert.deepEqual(await versionsOf(dataRoot, id), expectedVersions, label)
+  const verification = await verifyInstalled(dataRoot, id, version)
+  assert.equal(verification.valid, true, `${label}: ${JSON.stringify(verification.problems)}`)
+  assert.deepEqual(await stagingEntries(dataRoot), [], `${label}: _staging not emptied`)
+  assert.deepEqual((await readdir(path.join(dataRoot, 'plugins', id))).sort(), ['current.json', 'data', 'trust.json', 'versions'], `${label}: leftovers in the plugin directory`)
+}
+
+// The steps at and after `committed` are past the commit point: the next operation finishes the install.
+const steps: Array<{step: InstallStep; occurrence?: number; committed: boolean}> = [
+  {step: 'judged', committed: false},
+  {step: 'locked', committed: false},
+  {step: 'extracting', occurrence: 1, committed: false},
+  {step: 'extracting', occurrence: 25, committed: false},
+  {step: 'extracted', committed: false},
+  {step: 'verified', committed: false},
+  {step: 'committed', committed: true},
+  {step: 'promoted', committed: true},
+  {step: 'recorded', committed: true},
+  {step: 'activated', committed: true},
+  {step: 'pruned', committed: true},
+]
+
+const byteKills = [1, 6, 12, 20].map((mib) => mib * MiB)
+
+describe('an install killed with SIGKILL', {concurrency: false}, () => {
+  let work: {dir: string; cleanup: () => Promise<void>}
+  let v1: string
+  let v2: string
+  /** A data root with 0.9.0 and 1.0.0 installed, 1.0.0 active: every update case starts from a copy. */
+  let updateTemplate: string
+
+  const options = (dataRoot: string): ChildRequest['options'] => ({dataRoot, hostRid: 'linux-x64', allowUnsigned: true})
+  const fresh = (name: string): string => path.join(work.dir, 'roots', name)
+  const fromTemplate = async (name: string): Promise<string> => {
+    const dataRoot = path.join(work.dir, 'roots', name)
+    await cp(updateTemplate, dataRoot, {recursive: true})
+    return dataRoot
+  }
+
+  /** Kills an install of `artifact`, checks the invariants, retries and checks the final state. */
+  async function killAndRetry(label: string, dataRoot: string, artifact: string, target: string, expectedVersions: string[], firstInstall: boolean, kill: {step?: (typeof steps)[number]; external?: ExternalKill}): Promise<ChildOutcome> {
+    const request: ChildRequest = {artifact, options: options(dataRoot)}
+    if (kill.step !== undefined) request.killAt = {step: kill.step.step, occurrence: kill.step.occurrence ?? 1}
+    const outcome = await runChildInstall(request, kill.external)
+    if (kill.step !== undefined) assert.equal(outcome.signal, 'SIGKILL', `${label}: the child was not killed (${outcome.stderr})`)
+    await assertConsistent(dataRoot, {currentMayBeAbsent: firstInstall}, label)
+    try {
+      await install(artifact, {...options(dataRoot)} as InstallOptions)
+    } catch (error) {
+      // Killed past its commit point (or not killed at all): the install is complete, and says so.
+      installError('already-installed')(error)
+      if (kill.step !== undefined) assert.ok(kill.step.committed, `${label}: a kill before the commit point must not leave the version installed`)
+    }
+    await assertSettled(dataRoot, target, expectedVersions, label)
+    return outcome
+  }
+
+  before(async () => {
+    work = await tempDir('svc-plugin-crash-')
+    v1 = await writeArtifact(path.join(work.dir, 'v1.svcPlugin'), {id, version: '1.0.0', payload: heavyPayload()})
+    v2 = await writeArtifact(path.join(work.dir, 'v2.svcPlugin'), {id, version: '2.0.0', payload: heavyPayload()})
+    const v09 = await writeArtifact(path.join(work.dir, 'v09.svcPlugin'), {id, version: '0.9.0'})
+    updateTemplate = path.join(work.dir, 'template')
+    await install(v09, {...options(updateTemplate)} as InstallOptions)
+    await install(v1, {...options(updateTemplate)} as InstallOptions)
+  })
+
+  after(async () => {
+    await work.cleanup()
+  })
+
+  for (const kill of steps) {
+    const name = `${kill.step}${kill.occurrence === undefined ? '' : `-${kill.occurrence}`}`
+    it(`leaves a first install whole when killed at ${name}, and a retry completes it`, async () => {
+      await killAndRetry(`first install, ${name}`, fresh(`first-${name}`), v1, '1.0.0', ['1.0.0'], true, {step: kill})
+    })
+    it(`leaves an update whole when killed at ${name}, and a retry completes it`, async () => {
+      await killAndRetry(`update, ${name}`, await fromTemplate(`update-${name}`), v2, '2.0.0', ['1.0.0', '2.0.0'], false, {step: kill})
+    })
+  }
+
+  for (const bytes of byteKills) {
+    it(`leaves a first install whole when killed after ${bytes / MiB} MiB were staged`, async () => {
+      const dataRoot = fresh(`first-bytes-${bytes}`)
+      const outcome = await killAndRetry(`first install, ${bytes} bytes`, dataRoot, v1, '1.0.0', ['1.0.0'], true, {external: {afterStagingBytes: bytes, dataRoot}})
+      assert.equal(outcome.signal, 'SIGKILL', `killed after ${bytes} bytes`)
+    })
+    it(`leaves an update whole when killed after ${bytes / MiB} MiB were staged`, async () => {
+      const dataRoot = await fromTemplate(`update-bytes-${bytes}`)
+      const outcome = await killAndRetry(`update, ${bytes} bytes`, dataRoot, v2, '2.0.0', ['1.0.0', '2.0.0'], false, {external: {afterStagingBytes: bytes, dataRoot}})
+      assert.equal(outcome.signal, 'SIGKILL', `killed after ${bytes} bytes`)
+    })
+  }
+
+  for (const delay of [150, 300, 450, 600, 800, 1100]) {
+    it(`keeps the invariants for a kill ${delay} ms after the update started, whatever it reached`, async () => {
+      await killAndRetry(`update, ${delay} ms`, await fromTemplate(`update-delay-${delay}`), v2, '2.0.0', ['1.0.0', '2.0.0'], false, {external: {afterMs: delay}})
+    })
+  }
+})
+
+describe('concurrent installs', () => {
+  const small = (root: string, version: string, plugin = id) => writeArtifact(path.join(root, `${plugin}-${version}.svcPlugin`), {id: plugin, version})
+
+  it('of one id in several processes serialise and end consistent', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const artifacts = await Promise.all(['1.0.0', '2.0.0', '3.0.0', '4.0.0'].map((version) => small(dir, version)))
+      const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
+      assert.deepEqual(outcomes.map((outcome) => [outcome.status, outcome.reply?.ok]), [[0, true], [0, true], [0, true], [0, true]])
+      const versions = await versionsOf(dataRoot, id)
+      // Each install keeps the version it activated and the one before it.
+      assert.equal(versions.length, 2, versions.join(', '))
+      await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'four processes')
+      assert.deepEqual(await stagingEntries(dataRoot), [])
+      assert.deepEqual((await readdir(path.join(dataRoot, 'plugins', id))).sort(), ['current.json', 'data', 'trust.json', 'versions'])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('of one version in several processes install it once; the others are already-installed', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const artifact = await small(dir, '1.0.0')
+      const outcomes = await Promise.all([1, 2, 3].map(() => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
+      const replies = outcomes.map((outcome) => (outcome.reply?.ok === true ? 'installed' : outcome.reply?.code)).sort()
+      assert.deepEqual(replies, ['already-installed', 'already-installed', 'installed'])
+      await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'three processes')
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('of different ids run side by side and all complete', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const ids = ['com.example.one', 'com.example.two', 'com.example.three', 'com.example.four']
+      const artifacts = await Promise.all(ids.map((plugin) => small(dir, '1.0.0', plugin)))
+      const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), [0, 0, 0, 0])
+      for (const plugin of ids) {
+        assert.equal(JSON.parse(await readFile(path.join(dataRoot, 'plugins', plugin, 'current.json'), 'utf8')).version, '1.0.0')
+        assert.equal((await verifyInstalled(dataRoot, plugin)).valid, true)
+      }
+      assert.deepEqual(await stagingEntries(dataRoot), [])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('of one id in one process serialise too', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const artifacts = await Promise.all(['1.0.0', '2.0.0', '3.0.0'].map((version) => small(dir, version)))
+      const results = await Promise.all(artifacts.map((artifact) => install(artifact, {dataRoot, hostRid: 'linux-x64', allowUnsigned: true})))
+      assert.deepEqual(results.map((result) => result.activated), [true, true, true])
+      // Exactly one install saw no previous version: they ran one after another.
+      assert.equal(results.filter((result) => result.previousVersion === null).length, 1)
+      await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'one process')
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
+describe('a failure during extraction', () => {
+  const outsideStaging = (relative: string) => relative === 'plugins/_staging' || relative.startsWith('plugins/_staging/')
+  const options = (dataRoot: string, extra: Partial<InstallOptions> = {}): InstallOptions => ({dataRoot, hostRid: 'linux-x64', allowUnsigned: true, ...extra})
+
+  it('of an entry whose declared size lies is refused with archive-malformed and leaves nothing', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      await install(await writeArtifact(path.join(dir, 'v1.svcPlugin'), {id, version: '1.0.0'}), options(dataRoot))
+      const liar = await writeArtifact(path.join(dir, 'liar.svcPlugin'), {id, version: '2.0.0', payload: {'runtimes/linux-x64/heavy': 'ELF', 'data/a.bin': randomBytes(3 * MiB), 'data/z.txt': 'z'.repeat(4 * MiB)}})
+      await patchDeclaredSize(liar, 'data/z.txt', 1000)
+      const before = await snapshotTree(dataRoot, {exclude: outsideStaging})
+      let staged = 0
+      await assert.rejects(
+        install(liar, options(dataRoot, {onProgress: ({step, bytesDone}) => void (step === 'extracting' && (staged = bytesDone))})),
+        installError('archive-malformed', {reason: 'entry-larger-than-declared', entry: 'data/z.txt'}),
+      )
+      assert.ok(staged > 0, 'something was extracted before the lie was found')
+      assert.deepEqual([...(await snapshotTree(dataRoot, {exclude: outsideStaging}))], [...before])
+      assert.deepEqual(await stagingEntries(dataRoot), [])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('where a file cannot be created in staging is refused with io-error and leaves nothing', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const payload: Record<string, string> = {'runtimes/linux-x64/heavy': 'ELF'}
+      for (let i = 0; i < 30; i++) payload[`assets/file-${String(i).padStart(2, '0')}.txt`] = `file ${i}\n`
+      const artifact = await writeArtifact(path.join(dir, 'v1.svcPlugin'), {id, version: '1.0.0', payload})
+      let blocked = false
+      await assert.rejects(
+        install(
+          artifact,
+          options(dataRoot, {
+            // The directory refuses the last file: it already exists there (as root, permissions would not stop us).
+            onProgress: async ({step}) => {
+              if (step !== 'extracting' || blocked) return
+              blocked = true
+              const staging = path.join(dataRoot, 'plugins', '_staging')
+              const [name] = await readdir(staging)
+              await writeFile(path.join(staging, name as string, 'content', 'runtimes', 'linux-x64', 'heavy'), 'in the way')
+            },
+          }),
+        ),
+        installError('io-error', {errno: 'EEXIST'}),
+      )
+      assert.deepEqual(await readdir(path.join(dataRoot, 'plugins')), ['_staging'])
+      assert.deepEqual(await stagingEntries(dataRoot), [])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('where versions/ cannot be written is refused with io-error, undone, and leaves the old state', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      await writeArtifact(path.join(dir, 'v1.svcPlugin'), {id, version: '1.0.0'})
+      await writeFile(path.join(await ensurePluginDir(dataRoot), 'versions'), 'not a directory')
+      const before = await snapshotTree(dataRoot, {exclude: outsideStaging})
+      await assert.rejects(install(path.join(dir, 'v1.svcPlugin'), options(dataRoot)), installError('io-error'))
+      assert.deepEqual([...(await snapshotTree(dataRoot, {exclude: outsideStaging}))], [...before])
+      assert.deepEqual(await stagingEntries(dataRoot), [])
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
+async function ensurePluginDir(dataRoot: string): Promise<string> {
+  const dir = path.join(dataRoot, 'plugins', id)
+  await mkdir(dir, {recursive: true})
+  return dir
+}

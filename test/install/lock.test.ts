@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict'
+import {spawn} from 'node:child_process'
+import {mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
+import {hostname} from 'node:os'
+import path from 'node:path'
+import {describe, it} from 'node:test'
+
+import {InstallError} from '../../src/install/errors.js'
+import {acquireLock, withLock} from '../../src/install/lock.js'
+import {tempDir} from '../helpers/cli.js'
+
+/** The pid of a process that has exited: spawned, awaited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], {stdio: 'ignore'})
+  const pid = child.pid as number
+  await new Promise((resolve) => child.on('exit', resolve))
+  return pid
+}
+
+describe('the per-plugin lock', () => {
+  it('is a file created exclusively that names its owner, removed on release', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, 'com.example.one', '.lock')
+      const lock = await acquireLock(file)
+      const owner = JSON.parse(await readFile(file, 'utf8')) as {pid: number; host: string}
+      assert.equal(owner.pid, process.pid)
+      assert.equal(owner.host, hostname())
+      await lock.release()
+      assert.deepEqual(await readdir(path.dirname(file)), [])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('serialises two holders of the same file: the second runs only after the first released', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      const events: string[] = []
+      let releaseFirst!: () => void
+      const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve))
+      const first = withLock(file, {}, async () => {
+        events.push('first start')
+        await firstHolds
+        events.push('first end')
+      })
+      await new Promise((resolve) => setImmediate(resolve))
+      const second = withLock(file, {}, async () => {
+        events.push('second start')
+      })
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      assert.deepEqual(events, ['first start'])
+      releaseFirst()
+      await Promise.all([first, second])
+      assert.deepEqual(events, ['first start', 'first end', 'second start'])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('breaks a lock whose owner process is gone', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      await writeFile(file, JSON.stringify({pid: await deadPid(), host: hostname(), token: 'abandoned'}))
+      const lock = await acquireLock(file, {timeoutMs: 0})
+      assert.equal((JSON.parse(await readFile(file, 'utf8')) as {pid: number}).pid, process.pid)
+      await lock.release()
+      assert.deepEqual(await readdir(dir), [])
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('gives up with lock-timeout while a live owner holds it', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      const held = await acquireLock(file)
+      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof InstallError && error.code === 'lock-timeout')
+      await held.release()
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('never judges a lock of another host stale', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      await writeFile(file, JSON.stringify({pid: await deadPid(), host: `not-${hostname()}`, token: 'remote'}))
+      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof InstallError && error.code === 'lock-timeout')
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('does not remove a lock on release that someone else now holds', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      const lock = await acquireLock(file)
+      const theirs = JSON.stringify({pid: process.pid, host: hostname(), token: 'someone-else'})
+      await writeFile(file, theirs)
+      await lock.release()
+      assert.equal(await readFile(file, 'utf8'), theirs)
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('creates the directory of the lock file when it is missing', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, 'a', 'b', '.lock')
+      await mkdir(path.join(dir, 'a'))
+      const lock = await acquireLock(file)
+      await lock.release()
+      assert.deepEqual(await readdir(path.join(dir, 'a', 'b')), [])
+    } finally {
+      await cleanup()
+    }
+  })
+})
