@@ -63,7 +63,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private failUsage(error: unknown): never {
     const message = error instanceof Error ? error.message : String(error)
-    process.stderr.write(`error usage: ${firstLine(message)}\nSee: svc-plugin ${this.id?.replaceAll(':', ' ') ?? ''} --help\n`)
+    process.stderr.write(`error usage: ${usageText(message)}\nSee: svc-plugin ${this.id?.replaceAll(':', ' ') ?? ''} --help\n`)
     this.exit(ExitCode.usage)
   }
 
@@ -84,6 +84,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 }
 
-function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text
+/** oclif's parse message without its preamble and help hint, on one line. */
+function usageText(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
+  return lines.join('; ') || text
 }

@@ -1,14 +1,14 @@
-import {createHash, randomBytes} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 import {once} from 'node:events'
-import {createWriteStream} from 'node:fs'
 import {link, lstat, rename, unlink} from 'node:fs/promises'
 import path from 'node:path'
-import {Transform, type PassThrough, type Readable, type TransformCallback} from 'node:stream'
+import type {PassThrough, Readable} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 import yazl, {type Options as YazlOptions} from 'yazl'
 import {ArchiveError} from './errors.js'
 import {SizeTally, checkArchiveSize, checkCompressionRatio, checkEntryCount, manifestEntryName, resolveLimits} from './limits.js'
 import {EntryNameRegistry} from './names.js'
+import {OutputFile} from './output-file.js'
 import {checkEntryPath, describeEntryPathProblem, quoteName} from './path-policy.js'
 import {digestHex, readSource, sourceSize, streamSource, type WriterSource} from './source.js'
 import type {ArchiveLimits} from './types.js'
@@ -189,18 +189,9 @@ class ArchiveWriter {
   ) {}
 
   async run(): Promise<{bytes: number; sha256: string}> {
-    const hash = createHash('sha256')
-    let bytes = 0
-    const measure = new Transform({
-      transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-        hash.update(chunk)
-        bytes += chunk.length
-        callback(null, chunk)
-      },
-    })
-    const file = createWriteStream(this.temp, {flags: 'wx'})
+    const file = new OutputFile(this.temp)
     this.#zip.on('error', (error: Error) => this.#fail(new ArchiveError('write-failed', `The archive could not be assembled: ${error.message}`, {reason: 'output-io'}, {cause: error})))
-    const written = pipeline(this.#output, measure, file).catch((error: unknown) => {
+    const written = pipeline(this.#output, file).catch((error: unknown) => {
       this.#fail(new ArchiveError('write-failed', `${this.temp} could not be written: ${(error as Error).message}`, {reason: 'output-io', path: this.temp}, {cause: error}))
     })
     const fed = this.#feed().catch((error: unknown) => this.#fail(error))
@@ -208,7 +199,7 @@ class ArchiveWriter {
     // The temporary file may be removed (or renamed) only once its descriptor is closed.
     if (!file.closed) await once(file, 'close').catch(() => undefined)
     if (this.#failure !== null) throw this.#failure
-    return {bytes, sha256: hash.digest('hex')}
+    return {bytes: file.bytes, sha256: file.digest()}
   }
 
   #fail(error: unknown): void {

@@ -14,6 +14,9 @@ export interface SourceFile {
   size: number
 }
 
+/** Root names only `sign` may write (DESIGN §7.2): a tree holding them would pack an unsignable artifact. */
+const signingNames = new Set(['certificate.json', 'certificate.sig', 'issuer.json', 'issuer.sig'])
+
 /** The file that lists extra exclusions, in gitignore syntax (DESIGN §6). */
 export const ignoreFileName = '.svcpluginignore'
 
@@ -49,7 +52,12 @@ export async function collectSourceFiles(root: string, options: {exclude?: reado
         details: {path: name, reason: stats.isSymbolicLink() ? 'symlink' : 'special-file'},
       })
     }
-    const problem = checkEntryPath(name, {source: true})
+    if (signingNames.has(name)) {
+      throw new PackError('source-entry-rejected', `${name} is a name the signer writes at the artifact root; a source tree must not hold it. Remove it or list it in ${ignoreFileName}.`, {
+        details: {path: name, reason: 'reserved-signing-name'},
+      })
+    }
+    const problem = checkEntryPath(name)
     if (problem) {
       throw new PackError('source-entry-rejected', `${name} cannot be packed: ${problem}. Rename it or list it in ${ignoreFileName}.`, {
         details: {path: name, reason: problem},
