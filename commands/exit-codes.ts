@@ -19,7 +19,6 @@ const usageCodes = new Set<string>([
   'output-exists',
   'invalid-argument',
   'merge-needs-two',
-  'artifact-not-supported',
   'package-format-unsupported',
   'invalid-key-name',
   'invalid-root-key-id',

@@ -566,6 +566,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.reso
     process.exit(2)
   }
   const cases = await makeHostileArchives(dir)
+  // A closed pipe (`| head`) ends the listing, not the process with an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+  })
   for (const item of cases) process.stdout.write(`${item.name}\t${item.expect.code}/${item.expect.reason}\t${item.file}\n`)
   process.stderr.write(`${cases.length} hostile archives written to ${path.resolve(dir)}.\n`)
 }

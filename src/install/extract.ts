@@ -7,7 +7,7 @@ import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js
 import {fsyncDirectory} from './durable.js'
 import {InstallError} from './errors.js'
 
-/** Progress of an extraction, after each entry. */
+/** Progress of an extraction: after each entry, and every MiB inside a large one. */
 export interface ExtractProgress {
   entry: string
   entriesDone: number
@@ -24,9 +24,12 @@ export interface ExtractOptions {
   executables?: readonly string[]
   /** Entries written at the same time (default 4). */
   concurrency?: number
-  /** Awaited after each entry is on disk. */
+  /** Awaited after each entry is on disk, and every MiB written inside a large one. */
   onProgress?: (progress: ExtractProgress) => Promise<void> | void
 }
+
+/** Bytes between two progress reports inside one large entry. */
+const progressStepBytes = 1024 * 1024
 
 // Never follow a symbolic link, never open an existing file: every file is new in a fresh directory.
 const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
@@ -94,19 +97,31 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
 
   const executables = new Set(options.executables)
   const digests = new Map<string, EntryDigest>()
+  const entriesTotal = destinations.length
   const bytesTotal = archive.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
   let bytesDone = 0
+  let reportedBytes = 0
   let entriesDone = 0
   let next = 0
+  let failed = false
+  const progress = async (entry: string, bytes: number, finished: boolean): Promise<void> => {
+    bytesDone += bytes
+    if (finished) entriesDone += 1
+    // Large entries report along the way too, so that a progress bar moves and a host can react mid-entry.
+    if (!finished && bytesDone - reportedBytes < progressStepBytes) return
+    reportedBytes = bytesDone
+    await options.onProgress?.({entry, entriesDone, entriesTotal, bytesDone, bytesTotal})
+  }
   const worker = async (): Promise<void> => {
-    while (next < destinations.length) {
+    while (next < destinations.length && !failed) {
       const {entry, file} = destinations[next++] as {entry: ArchiveEntry; file: string}
       const mode = executables.has(entry.name) ? 0o755 : 0o644
-      const digest = await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name))
-      digests.set(entry.name, digest)
-      bytesDone += digest.size
-      entriesDone += 1
-      await options.onProgress?.({entry: entry.name, entriesDone, entriesTotal: destinations.length, bytesDone, bytesTotal})
+      try {
+        digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
+      } catch (error) {
+        failed = true
+        throw error
+      }
     }
   }
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, destinations.length))
@@ -125,7 +140,17 @@ async function settleAll(promises: Array<Promise<void>>): Promise<void> {
   if (failed !== undefined) throw failed.reason
 }
 
-async function writeEntry(archive: StrictArchive, entry: ArchiveEntry, file: string, mode: number, preloaded: Uint8Array | undefined): Promise<EntryDigest> {
+/** Reports bytes written to an entry; `finished` once the entry is complete and flushed. */
+type EntryProgress = (entry: string, bytes: number, finished: boolean) => Promise<void>
+
+async function writeEntry(
+  archive: StrictArchive,
+  entry: ArchiveEntry,
+  file: string,
+  mode: number,
+  preloaded: Uint8Array | undefined,
+  progress: EntryProgress,
+): Promise<EntryDigest> {
   const hash = createHash('sha256')
   let size = 0
   const handle = await open(file, createFlags, mode)
@@ -136,6 +161,7 @@ async function writeEntry(archive: StrictArchive, entry: ArchiveEntry, file: str
       hash.update(preloaded)
       size = preloaded.byteLength
       await handle.writeFile(preloaded)
+      await progress(entry.name, size, false)
     } else {
       const stream = await archive.openEntry(entry)
       try {
@@ -144,6 +170,7 @@ async function writeEntry(archive: StrictArchive, entry: ArchiveEntry, file: str
           hash.update(chunk)
           size += chunk.byteLength
           await writeFully(handle, chunk)
+          await progress(entry.name, chunk.byteLength, false)
         }
       } finally {
         stream.destroy()
@@ -153,6 +180,7 @@ async function writeEntry(archive: StrictArchive, entry: ArchiveEntry, file: str
   } finally {
     await handle.close()
   }
+  await progress(entry.name, 0, true)
   return {size, sha256: `sha256:${hash.digest('hex')}`}
 }
 

@@ -41,7 +41,7 @@ export interface InstallOptions extends LockOptions {
   onProgress?: (progress: InstallProgress) => Promise<void> | void
 }
 
-/** The steps of an install as reported to `onProgress`, in order (`extracting` repeats once per entry). */
+/** The steps of an install as reported to `onProgress`, in order (`extracting` repeats: after each entry, and every MiB inside a large one). */
 export type InstallStep = 'judged' | 'locked' | 'extracting' | 'extracted' | 'verified' | 'committed' | CommitStep
 
 /** One progress report. */
@@ -50,7 +50,7 @@ export interface InstallProgress {
   /** Bytes extracted so far and in all (both 0 before extraction). */
   bytesDone: number
   bytesTotal: number
-  /** The entry just written, during `extracting`. */
+  /** The entry being written, during `extracting`. */
   entry?: string
 }
 

@@ -10,6 +10,7 @@ import {levelIncludes} from './levels.js'
 import type {Level} from './levels.js'
 import type {SubjectKind, ValidationReport} from './report.js'
 import {member} from './rules/values.js'
+import {validateArtifact} from './validate-artifact.js'
 
 export type {ValidateManifestOptions} from './engine.js'
 
@@ -52,23 +53,23 @@ const zipSignatures = [
 ]
 
 /**
- * Validates a manifest file, a plugin directory or (later) an artifact from disk. A directory, or a
+ * Validates a manifest file, a plugin directory or an artifact from disk. A directory, or a
  * manifest's folder, is read as package content only at package level and up, with digests only when
  * the manifest declares `files`. Throws `ValidationError` when there is nothing to judge:
- * `too-many-selectors`, `file-not-found`, `unreadable`, `artifact-not-supported`.
+ * `too-many-selectors`, `file-not-found`, `unreadable`; an artifact that is missing or not a ZIP throws its `ArchiveError`.
  */
 export async function validatePath(subject: ValidationSubject = {}, options: ValidatePathOptions = {}): Promise<ValidationReport> {
   const cwd = options.cwd ?? process.cwd()
   const selected = (['manifest', 'directory', 'artifact', 'path'] as const).filter((key) => subject[key] !== undefined)
   if (selected.length > 1) {
-    throw new ValidationError('too-many-selectors', `Choose one subject to validate; got ${selected.map((key) => `--${key}`).join(' and ')}.`, {
+    throw new ValidationError('too-many-selectors', `Choose one subject to validate; got ${selected.map((key) => (key === 'path' ? 'a PATH argument' : `--${key}`)).join(' and ')}.`, {
       details: {selectors: selected},
     })
   }
   const kind = selected[0] === undefined ? 'manifest' : selected[0] === 'path' ? await detectKind(path.resolve(cwd, subject.path as string), subject.path as string) : selected[0]
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
   if (kind === 'artifact') {
-    throw new ValidationError('artifact-not-supported', `${given} is an artifact; validating artifacts is not available in this build.`, {details: {path: given}})
+    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given})
   }
   const level = options.level ?? 'development'
   const root = kind === 'directory' ? path.resolve(cwd, given) : path.dirname(path.resolve(cwd, given))

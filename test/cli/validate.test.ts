@@ -157,20 +157,20 @@ describe('svc-plugin validate', () => {
       assert.equal(result.json.error.code, 'file-not-found')
     })
 
-    it('is 2 (artifact-not-supported) for --artifact, not a crash', async () => {
+    it('is 3 (not-an-artifact) for --artifact naming a file that is not a ZIP', async () => {
       const artifact = path.join(scratch.dir, 'com.example.minimal-1.0.0.svcPlugin')
-      await writeFile(artifact, 'not yet')
+      await writeFile(artifact, 'not a zip')
       const result = await runCli(['validate', '--artifact', artifact])
-      assert.equal(result.status, 2, result.stderr)
-      assert.match(result.stderr, /artifact-not-supported/)
+      assert.equal(result.status, 3, result.stderr)
+      assert.match(result.stderr, /^error not-an-artifact: /m)
     })
 
-    it('is 2 (artifact-not-supported) for a positional .svcPlugin', async () => {
+    it('is 3 (not-an-artifact) for a positional .svcPlugin that is not a ZIP', async () => {
       const artifact = path.join(scratch.dir, 'com.example.minimal-1.0.0.svcPlugin')
-      await writeFile(artifact, 'not yet')
+      await writeFile(artifact, 'not a zip')
       const result = await runCli(['validate', artifact])
-      assert.equal(result.status, 2, result.stderr)
-      assert.match(result.stderr, /artifact-not-supported/)
+      assert.equal(result.status, 3, result.stderr)
+      assert.match(result.stderr, /^error not-an-artifact: /m)
     })
   })
 

@@ -188,10 +188,11 @@ describe('validatePath subjects', () => {
     const asFile = await validatePath({path: path.join(dir, 'manifest.json')})
     assert.deepEqual(asFile.subject, {kind: 'manifest', path: path.join(dir, 'manifest.json')})
     await writeFile(path.join(dir, 'a.svcPlugin'), 'not even a zip')
-    assert.equal((await rejection(validatePath({path: path.join(dir, 'a.svcPlugin')}))).code, 'artifact-not-supported')
+    // Detected as artifacts (by extension, by ZIP signature), then refused by the strict reader.
+    assert.equal((await rejection(validatePath({path: path.join(dir, 'a.svcPlugin')}))).code, 'not-an-artifact')
     await writeFile(path.join(dir, 'plugin.zip'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]))
-    assert.equal((await rejection(validatePath({path: path.join(dir, 'plugin.zip')}))).code, 'artifact-not-supported')
-    assert.equal((await rejection(validatePath({artifact: path.join(dir, 'a.svcPlugin')}))).code, 'artifact-not-supported')
+    assert.equal((await rejection(validatePath({path: path.join(dir, 'plugin.zip')}))).code, 'not-an-artifact')
+    assert.equal((await rejection(validatePath({artifact: path.join(dir, 'a.svcPlugin')}))).code, 'not-an-artifact')
   })
 
   it('defaults to ./manifest.json in the working directory', async () => {
