@@ -1,4 +1,4 @@
-import {isSvcPluginError} from '../src/errors.js'
+import {SvcPluginError, isSvcPluginError} from '../src/errors.js'
 
 /** Exit statuses shared by every command (DESIGN §10). */
 export const ExitCode = {
@@ -24,6 +24,7 @@ const usageCodes = new Set<string>([
   'invalid-root-key-id',
   'invalid-validity',
   'invalid-signer',
+  'invalid-revocation',
 ])
 
 /** Codes that mean the input could not be read at all: exit 3. */
@@ -34,6 +35,7 @@ const unreadableCodes = new Set<string>([
   'package-unreadable-file',
   'trust-store-unreadable',
   'key-unreadable',
+  'revocation-list-unreadable',
 ])
 
 /** Codes that mean the user interrupted the work: exit 4. */
@@ -50,4 +52,14 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (unreadableCodes.has(error.code)) return ExitCode.unreadable
   if (cancelledCodes.has(error.code)) return ExitCode.cancelled
   return ExitCode.invalid
+}
+
+/**
+ * The exit status of a refused verification, from its deciding problem: for an archive the reader
+ * refused, by the reader's code (a file that is missing or not a ZIP is unreadable, 3; a hostile one is
+ * invalid, 1); otherwise by the problem's code (an unsupported format is 2; every other refusal is 1).
+ */
+export function exitCodeForProblem(problem: {code: string; message: string; archiveCode?: string}): ExitCode {
+  const code = problem.code === 'package-unreadable' && problem.archiveCode !== undefined ? problem.archiveCode : problem.code
+  return exitCodeFor(new SvcPluginError(code, problem.message))
 }

@@ -12,6 +12,8 @@ import CertRoot from './cert/root.js'
 import CertIssue from './cert/issue.js'
 import Sign from './sign.js'
 import Verify from './verify.js'
+import CertRevoke from './cert/revoke.js'
+import StoreVerify from './store/verify.js'
 
 /**
  * Every command of the CLI, by id (oclif's explicit discovery: no directory scan at start-up).
@@ -32,4 +34,6 @@ export const COMMANDS = {
   'cert:issue': CertIssue,
   sign: Sign,
   verify: Verify,
+  'cert:revoke': CertRevoke,
+  'store:verify': StoreVerify,
 }

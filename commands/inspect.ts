@@ -1,5 +1,6 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {inspect, type Inspection} from '../src/inspect/inspect.js'
+import {artifactDigestOf} from '../src/signing/artifact-digest.js'
 import {BaseCommand} from './base.js'
 
 export default class Inspect extends BaseCommand<typeof Inspect> {
@@ -14,10 +15,19 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
     subject: Args.string({description: 'A .svcPlugin artifact or a plugin folder.', required: true}),
   }
 
+  static override flags = {
+    'show-digest': Flags.boolean({description: 'Also print the canonical artifact digest (reads every byte of an artifact).', default: false}),
+  }
+
   async run(): Promise<void> {
     const inspection = await inspect(this.args.subject)
-    if (this.flags.json) this.outJson(inspection)
-    else this.out(renderInspection(inspection))
+    const digest = this.flags['show-digest'] && inspection.subject.kind === 'artifact' ? await artifactDigestOf(this.args.subject) : null
+    if (this.flags.json) {
+      this.outJson(digest ? {...inspection, artifactDigest: `sha256:${digest.sha256}`, artifactDigestText: digest.text} : inspection)
+      return
+    }
+    this.out(renderInspection(inspection))
+    if (digest) this.out(`${'digest:'.padEnd(16)}sha256:${digest.sha256}`)
   }
 }
 

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {install} from '../src/install/install.js'
 import {versionDir} from '../src/install/layout.js'
 import type {InstallWarning} from '../src/install/warnings.js'
+import {readRevocationList} from '../src/signing/revocation-files.js'
 import {readTrustStore} from '../src/signing/trust.js'
 import {BaseCommand} from './base.js'
 import {formatBytes, progressBar} from './progress.js'
@@ -31,9 +32,11 @@ export default class Install extends BaseCommand<typeof Install> {
   static override summary = 'Install a .svcPlugin artifact into a host data root.'
   static override description = `Checks everything before writing anything: the archive (strict reading), the manifest (development level), the expected id and the host compatibility. Then extracts into <data-root>/plugins/_staging, checks every file against files[] and the signature, and promotes the result into <data-root>/plugins/<id>/versions/<version> with one rename. An unsigned artifact needs --allow-unsigned; a plugin once installed Trusted never accepts an unsigned version.
 
+With --revocations, the root-signed revocation list (revocations.json, its revocations.sig beside it) must verify under --trust, must not be past its nextUpdate (unless --allow-stale-revocations) and must not be older than the newest list this data root has seen (revocation-list-rollback, recorded in <data-root>/plugins/_revocations.json); a revoked artifact is refused (signature-rejected, verdict Revoked).
+
 Without --host-version the host counts as a development build (0.0.0-dev): the plugin's compatibility.svc range is not checked (warning svc-compatibility-unchecked).
 
-Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 usage error, 3 the artifact cannot be read.`
+Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 usage error, 3 the artifact, the trust store or the revocation list cannot be read.`
 
   static override examples = [
     '<%= config.bin %> install weather-1.4.2.svcPlugin --data-root ~/.svc --trust trust.json --host-version 1.8.0',
@@ -52,6 +55,8 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     protocol: protocolFlag({default: {minimum: 1, maximum: 3}}),
     trust: Flags.string({description: 'Trust store file: the roots a signature must chain to.', helpValue: '<file>'}),
     'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
+    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing the install.', default: false}),
     'expect-id': Flags.string({description: 'Refuse unless the artifact is this plugin id.', helpValue: '<id>'}),
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
@@ -60,7 +65,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
 
   async run(): Promise<void> {
     const {artifact} = this.args
-    const {rid, protocol, trust, force, activate, retain, json, quiet} = this.flags
+    const {rid, protocol, trust, revocations, force, activate, retain, json, quiet} = this.flags
     const dataRoot = this.flags['data-root']
     const hostVersion = this.flags['host-version']
     const expectId = this.flags['expect-id']
@@ -72,6 +77,8 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
       protocol,
       ...(trust === undefined ? {} : {trust: await readTrustStore(trust)}),
       allowUnsigned: this.flags['allow-unsigned'],
+      ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
+      allowStaleRevocations: this.flags['allow-stale-revocations'],
       ...(expectId === undefined ? {} : {expectId}),
       force,
       activate,

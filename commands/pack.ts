@@ -2,6 +2,8 @@ import {Args, Flags} from '@oclif/core'
 import {pack, type PackProgress} from '../src/pack/pack.js'
 import {PackError} from '../src/pack/errors.js'
 import {renderText} from '../src/report/text.js'
+import {computeArtifactDigest} from '../src/signing/digest.js'
+import {unsignedManifestOf} from '../src/signing/trailer.js'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
 import {formatBytes, progressBar} from './progress.js'
@@ -30,12 +32,14 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
     output: Flags.string({char: 'o', description: 'Artifact path (default: <id>-<version>.svcPlugin in the working directory).'}),
     force: Flags.boolean({char: 'f', description: 'Replace an existing output file.', default: false}),
     'dry-run': Flags.boolean({description: 'List what would be packed (path, size) and the warnings; write nothing.', default: false}),
+    'show-digest': Flags.boolean({description: 'Also print the canonical artifact digest (what a signature will cover).', default: false}),
   }
 
   async run(): Promise<void> {
     const {source} = this.args
     const {output, force, json, quiet} = this.flags
     const dryRun = this.flags['dry-run']
+    const showDigest = this.flags['show-digest']
     const bar = progressBar('pack', !json && !quiet)
     try {
       const result = await pack(source, {
@@ -48,6 +52,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
         },
       })
       bar.finish()
+      const digest = showDigest ? computeArtifactDigest({unsignedManifest: unsignedManifestOf(result.manifest), files: result.digests}) : null
       if (json) {
         this.outJson({
           path: result.path,
@@ -59,6 +64,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
           sha256: result.sha256,
           dryRun: result.dryRun,
           ...(result.dryRun ? {files: result.files} : {}),
+          ...(digest ? {artifactDigest: `sha256:${digest.sha256}`, artifactDigestText: digest.text} : {}),
           warnings: result.warnings,
         })
         return
@@ -66,10 +72,12 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
       for (const warning of result.warnings) this.note(`warning ${warning.code}: ${warning.message}`)
       if (dryRun) {
         for (const file of result.files) this.out(`${String(file.size).padStart(12)}  ${file.path}`)
+        if (digest) this.out(`artifact digest sha256:${digest.sha256}`)
         this.note(`Would pack ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
         return
       }
       this.out(`Packed ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
+      if (digest) this.out(`artifact digest sha256:${digest.sha256}`)
     } catch (error) {
       bar.finish()
       if (error instanceof PackError && error.report) {

@@ -1,35 +1,52 @@
 import {Args, Flags} from '@oclif/core'
-import {SvcPluginError} from '../src/errors.js'
 import type {VerificationResult} from '../src/signing/result.js'
 import {verifyArtifactFile} from '../src/signing/verify-artifact.js'
+import {verifyInstalled} from '../src/install/verify-installed.js'
+import {readTrustStore} from '../src/signing/trust.js'
 import {BaseCommand} from './base.js'
-import {ExitCode, exitCodeFor} from './exit-codes.js'
+import {ExitCode, exitCodeForProblem} from './exit-codes.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Verify the signature of a .svcPlugin artifact against a trust store.'
   static override description = `Runs the checks of DESIGN §7.4 in order and stops at the first failure: the archive, the manifest and its signature trailer, the certificate chain up to a root of the trust store, the certificate's validity at the signing time, every file against files[], the publisher, and the Ed25519 signature over the canonical digest of every byte.
 
-Output (stdout): "valid, signed by certificate <id>" or "invalid: <code>: <message>". --json prints {valid, verdict, certificateId, issuerCertificateId, signedAt, problems: [{code, message}]}; verdict is one of Trusted, Unsigned, Malformed, SignatureInvalid, ContentMismatch, UntrustedRoot, WrongCertificatePurpose, CertificateNotValidAtSignature.
+With --revocations, the root-signed revocation list (revocations.json, its revocations.sig beside it) is checked against the trust store first, then applied once the signature is proven: a revoked artifact, key or certificate gives the verdict Revoked (code revoked). A list that does not verify is refused (revocation-list-invalid), and so is one past its nextUpdate (revocation-list-stale) unless --allow-stale-revocations.
 
-Exit status: 0 valid, 1 invalid (unsigned included), 2 usage error or an unsupported archive format, 3 the artifact or the trust store cannot be read (missing, not a ZIP).`
+With --installed <id> --data-root <dir> (and optionally --version, default the active one), re-checks an installed version instead: every file against its files[] (each file changed, added or removed is reported with its code) and its signature, which must still be Trusted, or Unsigned for a version installed unsigned. Exit 0 valid, 1 invalid or not installed.
 
-  static override examples = ['<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json', '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json --json']
+Output (stdout): "valid, signed by certificate <id>" or "invalid: <code>: <message>". --json prints {valid, verdict, certificateId, issuerCertificateId, signedAt, problems: [{code, message}]} and, with --revocations, revocations: {rootKeyId, sequence, issuedAt, nextUpdate, stale}; verdict is one of Trusted, Unsigned, Malformed, SignatureInvalid, ContentMismatch, UntrustedRoot, WrongCertificatePurpose, CertificateNotValidAtSignature, Revoked.
+
+Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable revocation list, 2 usage error or an unsupported archive format, 3 the artifact, the trust store or the revocation list cannot be read (missing, not a ZIP).`
+
+  static override examples = [
+    '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json',
+    '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json --json',
+    '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json --revocations revocations.json',
+  ]
 
   static override args = {
-    artifact: Args.string({description: 'The .svcPlugin to verify.', required: true}),
+    artifact: Args.string({description: 'The .svcPlugin to verify (omit with --installed).', required: false}),
   }
 
   static override flags = {
     trust: Flags.string({char: 't', description: 'The trust store (trust.json from cert root).', required: true, helpValue: '<file>'}),
+    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing it.', default: false}),
+    installed: Flags.string({description: 'Verify this installed plugin instead of an artifact.', helpValue: '<id>', dependsOn: ['data-root']}),
+    version: Flags.string({description: 'With --installed: the installed version (default: the active one).', dependsOn: ['installed']}),
+    'data-root': Flags.string({description: 'With --installed: the host data directory.', helpValue: '<dir>', dependsOn: ['installed']}),
   }
 
   async run(): Promise<void> {
     const {artifact} = this.args
-    const {trust, json} = this.flags
-    const result = await verifyArtifactFile(artifact, {trustFile: trust})
+    if (this.flags.installed !== undefined) return this.verifyInstalledPlugin(this.flags.installed)
+    if (artifact === undefined) this.error('Name the artifact to verify, or --installed <id> with --data-root.', {exit: 2})
+    const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
+    const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations})
+    if (result.revocations?.stale) this.note(`warning revocation-list-stale: the revocation list (sequence ${result.revocations.sequence}) is past its nextUpdate ${result.revocations.nextUpdate}; applied because --allow-stale-revocations was given.`)
     if (json) {
       const {valid, verdict, certificateId, issuerCertificateId, signedAt, problems} = result
-      this.outJson({valid, verdict, certificateId, issuerCertificateId, signedAt, problems})
+      this.outJson({valid, verdict, certificateId, issuerCertificateId, signedAt, problems, ...(result.revocations === undefined ? {} : {revocations: result.revocations})})
     } else if (result.valid) {
       this.out(`valid, signed by certificate ${result.certificateId}`)
     } else {
@@ -37,16 +54,22 @@ Exit status: 0 valid, 1 invalid (unsigned included), 2 usage error or an unsuppo
     }
     this.setExit(exitStatus(result))
   }
+
+  /** `--installed <id>`: re-checks an installed version (DESIGN §8 `verifyInstalled`) instead of an artifact. */
+  private async verifyInstalledPlugin(id: string): Promise<void> {
+    const {version, trust, json} = this.flags
+    const result = await verifyInstalled(this.flags['data-root'] as string, id, version, {trust: await readTrustStore(trust)})
+    for (const item of result.warnings) this.note(`warning ${item.code}: ${item.message}`)
+    if (json) this.outJson(result)
+    else if (result.valid) this.out(`valid, ${result.id} ${result.version} (${result.verdict})`)
+    else for (const problem of result.problems) this.out(`invalid: ${problem.code}: ${problem.message}`)
+    this.setExit(result.valid ? ExitCode.success : ExitCode.invalid)
+  }
 }
 
-/**
- * The shared exit table decides: for an archive the reader refused, by the reader's code (a file that
- * is missing or not a ZIP is unreadable, 3; a hostile one is invalid, 1); otherwise by the problem's
- * code (an unsupported format is 2; every other refusal is 1).
- */
+/** Valid is 0; otherwise the shared exit table decides from the deciding problem. */
 function exitStatus(result: VerificationResult): ExitCode {
   const [first] = result.problems
   if (result.valid || first === undefined) return ExitCode.success
-  const code = first.code === 'package-unreadable' && first.archiveCode !== undefined ? first.archiveCode : first.code
-  return exitCodeFor(new SvcPluginError(code, first.message))
+  return exitCodeForProblem(first)
 }

@@ -1,10 +1,10 @@
 /**
- * Builds the worked signing example of docs/signing.md with the library, from fixed seeds, ids and
- * times, and prints every value the document quotes. `--write` replaces the blocks in the document.
- * test/docs/worked-example.test.ts compares the document with what this builds.
+ * Builds the worked examples of docs/signing.md and docs/revocation.md with the library, from fixed
+ * seeds, ids and times, and prints every value the documents quote. `--write` replaces the blocks in the
+ * documents. test/docs/worked-example.test.ts compares the documents with what this builds.
  *
  *   npx tsx scripts/docs-example.ts            print the blocks
- *   npx tsx scripts/docs-example.ts --write    update docs/signing.md in place
+ *   npx tsx scripts/docs-example.ts --write    update docs/signing.md and docs/revocation.md in place
  */
 import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
@@ -16,6 +16,7 @@ import {base64Line, encodeBase64} from '../src/signing/base64.js'
 import {certificateMessage, parseCertificate} from '../src/signing/certificate.js'
 import {computeArtifactDigest, sha256Hex, signatureMessage} from '../src/signing/digest.js'
 import {publicKeyOf, sign} from '../src/signing/ed25519.js'
+import {createRevocationList, publicKeyFingerprint, revoke, type RevocationList} from '../src/signing/revocation-list.js'
 import {signContents} from '../src/signing/sign.js'
 import {unsignedManifestOf} from '../src/signing/trailer.js'
 import type {TrustStore} from '../src/signing/trust.js'
@@ -53,6 +54,10 @@ export const exampleInputs = {
     {block: 'file-strings', path: 'Localization/Strings.resx', content: '<root/>\n'},
     {block: 'file-readme', path: 'README.md', content: '# Hello\n'},
   ],
+  /** The first revocation list: the example certificate superseded from this instant. */
+  firstList: {issuedAt: '2030-07-01T00:00:00Z', nextUpdate: '2030-07-08T00:00:00Z', revokedAt: '2030-07-01T00:00:00Z'},
+  /** The second list: the publisher key revoked for key-compromise, signed at this instant (nextUpdate by default). */
+  secondList: {issuedAt: '2030-07-03T00:00:00Z'},
 } as const
 
 /** Every value the document quotes, by block name; each text is the exact content of its fenced block. */
@@ -60,7 +65,12 @@ export type ExampleBlocks = Map<string, string>
 
 /** What the worked example produced, besides the document blocks (for the end-to-end test). */
 export interface WorkedExample {
+  /** The blocks of docs/signing.md. */
   blocks: ExampleBlocks
+  /** The blocks of docs/revocation.md. */
+  revocationBlocks: ExampleBlocks
+  /** The two revocation lists of docs/revocation.md. */
+  revocationLists: [RevocationList, RevocationList]
   rootSeed: Uint8Array
   publisherSeed: Uint8Array
   trustStore: TrustStore
@@ -173,7 +183,36 @@ export async function buildWorkedExample(): Promise<WorkedExample> {
     ['trailer', signedText.slice(trailerAt)],
     ['signed-manifest', signedText],
   ])
-  return {blocks, rootSeed, publisherSeed, trustStore, certificate: {json: certificateJson, sig: certificateSig}, signedAt, writeSource}
+
+  // docs/revocation.md: the certificate superseded, then the publisher key revoked for key-compromise.
+  const fingerprint = publicKeyFingerprint(publisherPublic)
+  const first = createRevocationList({
+    rootKeyId: inputs.rootKeyId,
+    rootPrivateKey: rootSeed,
+    entries: [{kind: 'certificate', value: inputs.certificateId, reason: 'superseded', revokedAt: inputs.firstList.revokedAt}],
+    now: new Date(inputs.firstList.issuedAt),
+    nextUpdate: inputs.firstList.nextUpdate,
+  })
+  const second = revoke(first, {kind: 'key', value: fingerprint, reason: 'key-compromise'}, rootSeed, {now: new Date(inputs.secondList.issuedAt)})
+  const revocationBlocks: ExampleBlocks = new Map([
+    ['publisher-key-fingerprint', line(fingerprint)],
+    ['artifact-digest', line(`sha256:${digest.sha256}`)],
+    ['list-1-json', Buffer.from(first.json).toString('utf8')],
+    ['list-1-sig', line(first.sig)],
+    ['list-2-json', Buffer.from(second.json).toString('utf8')],
+    ['list-2-sig', line(second.sig)],
+  ])
+  return {
+    blocks,
+    revocationBlocks,
+    revocationLists: [{json: first.json, sig: first.sig}, {json: second.json, sig: second.sig}],
+    rootSeed,
+    publisherSeed,
+    trustStore,
+    certificate: {json: certificateJson, sig: certificateSig},
+    signedAt,
+    writeSource,
+  }
 }
 
 const blockPattern = /<!-- example:([a-z0-9-]+) -->\n```[a-z]*\n([\s\S]*?)```\n<!-- \/example:\1 -->/g
@@ -186,7 +225,7 @@ export function readDocumentBlocks(document: string): ExampleBlocks {
 }
 
 /** The document with each named block's content replaced; throws when a block is missing. */
-export function replaceDocumentBlocks(document: string, blocks: ExampleBlocks): string {
+export function replaceDocumentBlocks(document: string, blocks: ExampleBlocks, name = 'the document'): string {
   const seen = new Set<string>()
   const updated = document.replace(blockPattern, (whole, name: string, _content: string) => {
     const value = blocks.get(name)
@@ -196,30 +235,42 @@ export function replaceDocumentBlocks(document: string, blocks: ExampleBlocks): 
     return `<!-- example:${name} -->\n${fence}\n${value}\`\`\`\n<!-- /example:${name} -->`
   })
   const missing = [...blocks.keys()].filter((name) => !seen.has(name))
-  if (missing.length > 0) throw new Error(`docs/signing.md has no block for: ${missing.join(', ')}.`)
+  if (missing.length > 0) throw new Error(`${name} has no block for: ${missing.join(', ')}.`)
   return updated
 }
 
-/** docs/signing.md, found from this file whether it runs from scripts/ or dist/scripts/. */
-export function signingDocPath(): string {
+/** A document of docs/ (`signing.md`, `revocation.md`), found from this file whether it runs from scripts/ or dist/scripts/. */
+export function docPath(name: string): string {
   let dir = path.dirname(fileURLToPath(import.meta.url))
   for (let i = 0; i < 4; i++) {
-    const candidate = path.join(dir, 'docs', 'signing.md')
+    const candidate = path.join(dir, 'docs', name)
     if (existsSync(candidate)) return candidate
     dir = path.dirname(dir)
   }
-  throw new Error('docs/signing.md not found above this script.')
+  throw new Error(`docs/${name} not found above this script.`)
+}
+
+/** docs/signing.md (see {@link docPath}). */
+export function signingDocPath(): string {
+  return docPath('signing.md')
 }
 
 async function main(): Promise<void> {
   const example = await buildWorkedExample()
-  if (process.argv.includes('--write')) {
-    const file = signingDocPath()
-    await writeFile(file, replaceDocumentBlocks(await readFile(file, 'utf8'), example.blocks))
-    process.stderr.write(`Updated ${example.blocks.size} blocks in ${file}.\n`)
-    return
+  const documents: [string, ExampleBlocks][] = [
+    ['signing.md', example.blocks],
+    ['revocation.md', example.revocationBlocks],
+  ]
+  for (const [name, blocks] of documents) {
+    if (process.argv.includes('--write')) {
+      const file = docPath(name)
+      await writeFile(file, replaceDocumentBlocks(await readFile(file, 'utf8'), blocks, `docs/${name}`))
+      process.stderr.write(`Updated ${blocks.size} blocks in ${file}.\n`)
+      continue
+    }
+    process.stdout.write(`docs/${name}:\n\n`)
+    for (const [block, value] of blocks) process.stdout.write(`<!-- example:${block} -->\n\`\`\`\n${value}\`\`\`\n<!-- /example:${block} -->\n\n`)
   }
-  for (const [name, value] of example.blocks) process.stdout.write(`<!-- example:${name} -->\n\`\`\`\n${value}\`\`\`\n<!-- /example:${name} -->\n\n`)
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

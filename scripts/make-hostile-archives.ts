@@ -71,6 +71,8 @@ interface BuildOptions {
   /** Bytes between the central directory and the end record. */
   beforeEnd?: Buffer
   zip64?: boolean
+  /** List the central records in this order of the entries (local records stay in entry order). */
+  centralOrder?: readonly number[]
   end?: Partial<{disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number}>
 }
 
@@ -192,7 +194,7 @@ function buildZip(entries: readonly RawEntry[], options: BuildOptions = {}): Buf
       }),
     )
   }
-  const centralDirectory = Buffer.concat(central)
+  const centralDirectory = Buffer.concat(options.centralOrder ? options.centralOrder.map((index) => central[index]!) : central)
   const centralOffset = offset
   parts.push(centralDirectory)
   offset += centralDirectory.length
@@ -554,9 +556,14 @@ export async function makeHostileArchives(dir: string): Promise<HostileCase[]> {
   return cases
 }
 
-/** The plugin every hostile case starts from, as a valid archive (for tests that the base itself is accepted). */
-export async function makeBaseArchive(file: string): Promise<void> {
-  await writeFile(file, buildZip(plugin()))
+/**
+ * The plugin every hostile case starts from, as a valid archive (for tests that the base itself is
+ * accepted); with `reordered`, its central directory lists the entries in reverse order of their
+ * local headers, which ZIP allows.
+ */
+export async function makeBaseArchive(file: string, options: {reordered?: boolean} = {}): Promise<void> {
+  const entries = plugin()
+  await writeFile(file, buildZip(entries, options.reordered ? {centralOrder: entries.map((_, i) => entries.length - 1 - i)} : {}))
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -55,3 +55,39 @@ export {signArtifact, signArtifactFiles, type SignArtifactFilesOptions, type Sig
 export {verifyContents, type ArtifactContents, type VerifyOptions} from './signing/verify.js'
 export {verifyArtifact, verifyArtifactFile, type VerifyArtifactOptions} from './signing/verify-artifact.js'
 export {verdictOf, verifyCodes, type Verdict, type VerificationResult, type VerifyCode, type VerifyProblem} from './signing/result.js'
+// revocation: root-signed revocation lists, rollback protection (DESIGN §7, revocation)
+export {RevocationError, type RevocationErrorCode} from './signing/revocation-errors.js'
+export {
+  checkRevocationEntry,
+  checkRevocationListContent,
+  createRevocationList,
+  defaultRevocationListValidityMs,
+  publicKeyFingerprint,
+  refusesEverySignature,
+  revocationFileNames,
+  revocationKinds,
+  revocationListMessage,
+  revocationReasons,
+  revoke,
+  verifyRevocationList,
+  type CreateRevocationListOptions,
+  type RevocationEntry,
+  type RevocationKind,
+  type RevocationList,
+  type RevocationListContent,
+  type RevocationListSummary,
+  type RevocationListTimes,
+  type RevocationReason,
+  type RevocationRequest,
+  type VerifiedRevocationList,
+} from './signing/revocation-list.js'
+export {checkRevocation, type RevocationSubject} from './signing/revocation-check.js'
+export {readRevocationList, revocationSignatureFile, writeRevocationList} from './signing/revocation-files.js'
+export {artifactRevocationDigest, resolveRevocationTarget, type RevocationTarget, type RevocationTargetOptions} from './signing/revocation-target.js'
+export {revokeInFile, type RevokeInFileOptions, type RevokeInFileResult} from './signing/revocation-update.js'
+export {admitRevocationList, checkRevocationSequence, recordRevocationSequence, revocationStateFile, type RecordedRevocationList} from './signing/revocation-state.js'
+// store: the upload verifier (DESIGN §9)
+export {verifyUpload, verifyUploadFiles, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
+export {renderUploadText, uploadProblemLine} from './store/render.js'
+export {StoreError, type StoreErrorCode} from './store/errors.js'
+export type {UploadProblem, UploadProblemCode, UploadReport} from './store/report.js'

@@ -30,28 +30,25 @@ interface Span {
  * Returns each record's file-data offset, in record order.
  */
 export async function checkLocalHeaders(fd: number, records: readonly CentralRecord[], end: EndRecord): Promise<number[]> {
-  const spans = new Array<Span | ArchiveError>(records.length)
+  const spans = new Array<Span>(records.length)
+  const failures = new Map<number, unknown>()
   let next = 0
+  // Workers never throw: every read settles before the caller may close the descriptor.
   const worker = async (): Promise<void> => {
     while (next < records.length) {
       const index = next++
       try {
         spans[index] = await readSpan(fd, records[index]!, end.centralDirectoryOffset)
       } catch (error) {
-        if (!(error instanceof ArchiveError)) throw error
-        spans[index] = error
+        failures.set(index, error)
       }
     }
   }
   await Promise.all(Array.from({length: Math.min(parallelReads, records.length)}, worker))
   // Reads ran in parallel; report the first broken record in directory order, whatever finished first.
-  const checked: Span[] = []
-  for (const span of spans) {
-    if (span instanceof ArchiveError) throw span
-    checked.push(span!)
-  }
-  checkLayout(checked, end.centralDirectoryOffset)
-  return checked.map((span) => span.dataStart)
+  if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
+  checkLayout(spans, end.centralDirectoryOffset)
+  return spans.map((span) => span.dataStart)
 }
 
 async function readSpan(fd: number, record: CentralRecord, limit: number): Promise<Span> {
@@ -128,8 +125,9 @@ async function descriptorLength(fd: number, record: CentralRecord, at: number, l
   })
 }
 
-function checkLayout(spans: Span[], centralDirectoryOffset: number): void {
-  spans.sort((a, b) => a.start - b.start)
+function checkLayout(records: readonly Span[], centralDirectoryOffset: number): void {
+  // The central directory may list entries in any order; the file must hold them back to back.
+  const spans = [...records].sort((a, b) => a.start - b.start)
   const first = spans[0]
   if ((first?.start ?? centralDirectoryOffset) !== 0) {
     const bytes = first?.start ?? centralDirectoryOffset

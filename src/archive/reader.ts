@@ -5,6 +5,7 @@ import {readEndRecord} from './end-record.js'
 import {openEntryStream} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, openFd, statFd} from './fd.js'
+import {ArchiveFileReader} from './file-reader.js'
 import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
 import {checkLocalHeaders} from './local-headers.js'
 import {quoteName} from './path-policy.js'
@@ -40,7 +41,9 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     checkArchiveSize(limits, stats.size)
     checkEntryCount(limits, end.entryCount)
     // One descriptor for every read, so the file cannot be swapped between the checks and the reads.
-    zipfile = await yauzl.fromFdPromise(fd, {
+    const reader = new ArchiveFileReader(fd)
+    await reader.cacheCentralDirectory(end.centralDirectoryOffset, stats.size)
+    zipfile = await yauzl.fromRandomAccessReaderPromise(reader, stats.size, {
       lazyEntries: true,
       autoClose: false,
       validateEntrySizes: true,
@@ -48,10 +51,11 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
       decodeStrings: true,
     })
     const records = await readCentralDirectory(zipfile, fd, end, stats.size, limits)
+    reader.dropCache()
     const dataStarts = await checkLocalHeaders(fd, records, end)
     return new OpenedArchive(file, stats.size, limits, fd, zipfile, records, dataStarts)
   } catch (error) {
-    // yauzl owns the descriptor once it returned a ZipFile: its close() closes it.
+    // yauzl owns the reader (and so the descriptor) once it returned a ZipFile: its close() closes it.
     if (zipfile === undefined) await closeFd(fd).catch(() => undefined)
     else await closeZipFile(zipfile)
     throw error instanceof ArchiveError ? error : openError(file, error)

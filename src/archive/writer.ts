@@ -61,8 +61,8 @@ const deflateLevel = 6
 // libuv thread pool at once: several compress in parallel, on every core.
 const bufferedEntryMax = 8 * 1024 * 1024
 // Raw bytes per batch; two batches are in flight (one compressing, one waiting to be written). Measured on
-// a 300 MB, 2,000-file tree: 4 MiB keeps the thread pool busy with a peak RSS near 125 MB, 8 MiB near
-// 150 MB, 32 MiB near 230 MB (V8 frees Buffers late, so garbage adds to what is live).
+// a 300 MB, 2,000-file tree: 4 MiB keeps the thread pool busy with a peak RSS near 120 MB, 8 MiB near
+// 145 MB, 32 MiB near 230 MB (V8 frees Buffers late, so garbage adds to what is live).
 const batchBytes = 4 * 1024 * 1024
 const parallelReads = 4
 // yazl's Entry state once an entry's bytes are written (yazl 3.x index.js, Entry.FILE_DATA_DONE).

@@ -97,8 +97,9 @@ async function inspectDirectory(dir: string): Promise<Inspection> {
 function parseManifest(bytes: Uint8Array, file: string): Record<string, unknown> {
   const document = readJsonDocument(bytes)
   if (!document.ok) {
-    const where = document.diagnostic.line === null ? '' : ` (line ${document.diagnostic.line}, column ${document.diagnostic.column})`
-    throw new InspectError('manifest-malformed', `${file} cannot be read: ${document.diagnostic.message}${where}`, {details: {path: file}})
+    // The reader's message already says where (line and column); the details carry them for a host.
+    const {line, column} = document.diagnostic
+    throw new InspectError('manifest-malformed', `${file} cannot be read: ${document.diagnostic.message}`, {details: {path: file, line, column}})
   }
   return document.value as Record<string, unknown>
 }

@@ -1,5 +1,6 @@
 import type {EntryDigest} from '../archive/types.js'
 import type {VerificationResult} from '../signing/result.js'
+import type {RevocationList} from '../signing/revocation-list.js'
 import type {TrustStore} from '../signing/trust.js'
 import {verifyContents} from '../signing/verify.js'
 import {InstallError} from './errors.js'
@@ -22,10 +23,19 @@ export interface SignedContents {
 }
 
 /** Runs the signature checklist (DESIGN §7.4) over bytes already on disk and digests already computed. */
-export async function verifySignature(contents: SignedContents, options: {trust?: TrustStore; now?: Date; maxManifestBytes?: number}): Promise<VerificationResult> {
+export async function verifySignature(
+  contents: SignedContents,
+  options: {trust?: TrustStore; now?: Date; maxManifestBytes?: number; revocations?: RevocationList; allowStaleRevocations?: boolean},
+): Promise<VerificationResult> {
   return verifyContents(
     {manifestBytes: contents.manifestBytes, files: contents.files, readFile: (name) => contents.readFile(name)},
-    {trust: options.trust ?? {roots: []}, now: options.now, maxManifestBytes: options.maxManifestBytes},
+    {
+      trust: options.trust ?? {roots: []},
+      now: options.now,
+      maxManifestBytes: options.maxManifestBytes,
+      revocations: options.revocations,
+      allowStaleRevocations: options.allowStaleRevocations,
+    },
   )
 }
 

@@ -7,6 +7,8 @@ import {readManifest} from '../manifest/read-manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {resolveEntrypoint} from '../model/entrypoint.js'
 import {isUnlistedEntry} from '../signing/files-check.js'
+import {verifyRevocationList} from '../signing/revocation-list.js'
+import {checkRevocationSequence, recordRevocationSequence} from '../signing/revocation-state.js'
 import type {Manifest} from '../model/manifest.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
 import {admit, verifySignature} from './admission.js'
@@ -57,6 +59,10 @@ export async function install(artifact: string, options: InstallOptions): Promis
   try {
     const {manifest, manifestBytes} = await judgeManifest(archive, artifact, options.expectId)
     const warnings = checkCompatibility(manifest, settings.host)
+    // A revocation list is judged, and checked against the newest this data root has seen, before anything is written.
+    const revocations =
+      options.revocations === undefined ? null : verifyRevocationList(options.revocations, options.trust ?? {roots: []}, {now: options.now, allowStale: options.allowStaleRevocations})
+    if (revocations !== null) await checkRevocationSequence(settings.dataRoot, revocations)
     const entrypoint = resolveEntrypoint(manifest, settings.hostRid)
     const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
     await report('judged')
@@ -92,10 +98,18 @@ export async function install(artifact: string, options: InstallOptions): Promis
             files: new Map([...digests].filter(([name]) => name !== 'manifest.json')),
             readFile: (name) => readStagedFile(staging.content, name, digests, settings.limits.maxManifestBytes),
           },
-          {trust: options.trust, now: options.now, maxManifestBytes: settings.limits.maxManifestBytes},
+          {
+            trust: options.trust,
+            now: options.now,
+            maxManifestBytes: settings.limits.maxManifestBytes,
+            revocations: options.revocations,
+            allowStaleRevocations: options.allowStaleRevocations,
+          },
         )
         const admission = admit(verification, {allowUnsigned: options.allowUnsigned, subject})
         assertNoTrustDowngrade(record, admission.verdict, id, `${version}`)
+        // Rollback protection (revocation-state.ts): the list an admitted artifact was judged under is the newest seen.
+        if (revocations !== null) await recordRevocationSequence(settings.dataRoot, revocations)
         warnings.push(...admission.warnings)
         await report('verified')
 

@@ -1,5 +1,6 @@
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ResolvedEntrypoint} from '../model/entrypoint.js'
+import type {RevocationList} from '../signing/revocation-list.js'
 import type {TrustStore} from '../signing/trust.js'
 import type {ProtocolRange} from './compatibility.js'
 import type {LockOptions} from './locked.js'
@@ -25,6 +26,15 @@ export interface InstallOptions extends LockOptions {
   trust?: TrustStore
   /** Install an unsigned artifact (never one with a broken signature); warning `artifact-unsigned`. */
   allowUnsigned?: boolean
+  /**
+   * A root-signed revocation list, verified against `trust` before anything is written (`revocation-list-invalid`,
+   * `revocation-list-stale`), refused when older than the newest this data root has seen
+   * (`revocation-list-rollback`), applied to the signature (verdict Revoked: `signature-rejected`), and
+   * recorded as seen once the artifact is admitted.
+   */
+  revocations?: RevocationList
+  /** Apply a revocation list past its `nextUpdate` instead of refusing the install with `revocation-list-stale`. */
+  allowStaleRevocations?: boolean
   /** Refuse (`id-mismatch`) unless the manifest's id is this one. */
   expectId?: string
   /** Replace a version that is already installed. */

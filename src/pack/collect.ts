@@ -2,7 +2,10 @@ import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import fg from 'fast-glob'
 import ignore from 'ignore'
-import {checkEntryPath} from '../archive/path-policy.js'
+import {ArchiveError} from '../archive/errors.js'
+import {EntryNameRegistry} from '../archive/names.js'
+import {checkEntryPath, describeEntryPathProblem} from '../archive/path-policy.js'
+import {compareEntryNames} from '../archive/writer.js'
 import {PackError} from './errors.js'
 
 /** A regular file of the source tree that goes into the artifact. */
@@ -25,19 +28,23 @@ export const ignoreFileName = '.svcpluginignore'
  * except the root `manifest.json`, `*.svcPlugin` files, the output file, `.git/` folders, the
  * ignore file itself and what it matches. Symlinks, FIFOs, sockets, devices and names the
  * entry-path policy refuses are `source-entry-rejected`: a build must not silently drop them.
- * The result is sorted by `compareEntryNames` order is left to the writer.
+ * Names are judged in archive order (`compareEntryNames`), so the same tree always fails on the
+ * same path.
  */
 export async function collectSourceFiles(root: string, options: {exclude?: readonly string[]} = {}): Promise<SourceFile[]> {
   const ignored = await readIgnoreFile(root)
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)))
-  const found = await fg('**/*', {
-    cwd: root,
-    dot: true,
-    onlyFiles: false,
-    followSymbolicLinks: false,
-    stats: true,
-    ignore: ['**/.git/**'],
-  })
+  const found = (
+    await fg('**/*', {
+      cwd: root,
+      dot: true,
+      onlyFiles: false,
+      followSymbolicLinks: false,
+      stats: true,
+      ignore: ['**/.git/**'],
+    })
+  ).sort((a, b) => compareEntryNames(a.path, b.path))
+  const names = new EntryNameRegistry()
   const files: SourceFile[] = []
   for (const entry of found) {
     const name = entry.path
@@ -59,13 +66,31 @@ export async function collectSourceFiles(root: string, options: {exclude?: reado
     }
     const problem = checkEntryPath(name)
     if (problem) {
-      throw new PackError('source-entry-rejected', `${name} cannot be packed: ${problem}. Rename it or list it in ${ignoreFileName}.`, {
+      throw new PackError('source-entry-rejected', `${describeEntryPathProblem(name, problem)} Rename it or list it in ${ignoreFileName}.`, {
         details: {path: name, reason: problem},
       })
     }
+    claimName(names, name)
     files.push({name, absolutePath, size: stats.size})
   }
   return files
+}
+
+/**
+ * DESIGN §5.1: names equal case-insensitively or after NFC (`A.txt` beside `a.txt`), or a file where
+ * another path needs a folder, would land on one file on Windows and macOS. The writer would refuse
+ * them only after every file was hashed; refuse them here, naming the path.
+ */
+function claimName(names: EntryNameRegistry, name: string): void {
+  try {
+    names.add(name)
+  } catch (error) {
+    if (!(error instanceof ArchiveError)) throw error
+    throw new PackError('source-entry-rejected', `${error.message} Rename one of them or list it in ${ignoreFileName}.`, {
+      cause: error,
+      details: {...error.details, path: name},
+    })
+  }
 }
 
 function isExcluded(name: string): boolean {

@@ -202,8 +202,11 @@ async function writePacked(output: string, manifest: Buffer, files: readonly Has
           source: {kind: 'file', path: file.absolutePath, size: file.size, sha256: file.sha256},
         })),
       ]
-      const written = await writeArchive(staged, entries)
-      void options
+      // The caller's limits hold for the written archive too (ratio, size), and writing reports progress.
+      const written = await writeArchive(staged, entries, {
+        limits,
+        onProgress: (progress) => options.onProgress?.({phase: 'write', files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
+      })
       const fresh = (await entriesThatGrew(staged)).filter((name) => !store.has(name))
       if (fresh.length > 0) {
         store = new Set([...store, ...fresh])

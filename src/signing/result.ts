@@ -1,4 +1,5 @@
 import type {Certificate} from './certificate.js'
+import type {RevocationEntry, RevocationListSummary} from './revocation-list.js'
 
 /**
  * The outcome of verifying a signed artifact (DESIGN §7.4): every code in checklist order, the
@@ -32,6 +33,7 @@ export const verifyCodes = [
   'undeclared-file',
   'publisher-mismatch',
   'signature-invalid',
+  'revoked',
 ] as const
 /** A verification code (DESIGN §7.4). */
 export type VerifyCode = (typeof verifyCodes)[number]
@@ -46,6 +48,7 @@ export type Verdict =
   | 'UntrustedRoot'
   | 'WrongCertificatePurpose'
   | 'CertificateNotValidAtSignature'
+  | 'Revoked'
 
 /**
  * The verdict of each code. Malformed: the artifact, its manifest, its signature block or its
@@ -55,7 +58,8 @@ export type Verdict =
  * validity). ContentMismatch: the bytes are not what the signed manifest declares, or the manifest
  * names a publisher the certificate does not certify. CertificateNotValidAtSignature: the signing time
  * is outside the certificate's validity or implausibly in the future. SignatureInvalid: the signature
- * does not verify, or it names another certificate than the one carried.
+ * does not verify, or it names another certificate than the one carried. Revoked: the signature is valid,
+ * but the revocation list revokes the artifact, a key of its chain or a certificate of its chain.
  */
 export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>> = {
   'package-format-unsupported': 'Malformed',
@@ -83,6 +87,7 @@ export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>
   'undeclared-file': 'ContentMismatch',
   'publisher-mismatch': 'ContentMismatch',
   'signature-invalid': 'SignatureInvalid',
+  revoked: 'Revoked',
 }
 
 /** Why an artifact did not verify. */
@@ -92,6 +97,8 @@ export interface VerifyProblem {
   message: string
   /** For `package-unreadable` / `package-format-unsupported`: the archive reader's error code. */
   archiveCode?: string
+  /** For `revoked`: the list entry that refused the artifact. */
+  revocation?: RevocationEntry
 }
 
 /** What `verifyContents` and `verifyArtifact` return; `problems` holds the one deciding failure, or nothing. */
@@ -103,6 +110,8 @@ export interface VerificationResult {
   signedAt: string | null
   certificate: Certificate | null
   problems: VerifyProblem[]
+  /** The revocation list that was applied, when one was given (its `stale` flag set when stale lists were allowed). */
+  revocations?: RevocationListSummary
 }
 
 /** A problem with `code` and `message`. */

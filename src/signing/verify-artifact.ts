@@ -4,6 +4,8 @@ import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
 import {maxCertificateBytes} from './certificate.js'
 import {problem, type VerificationResult, type VerifyProblem} from './result.js'
+import {readRevocationList} from './revocation-files.js'
+import type {RevocationList} from './revocation-list.js'
 import {readTrustStore, type TrustStore} from './trust.js'
 import {type ArtifactContents, failedResult, verifyContents} from './verify.js'
 
@@ -14,6 +16,10 @@ export interface VerifyArtifactOptions {
   now?: Date
   /** Archive limits (DESIGN §5.2 defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /** A revocation list to apply (see `VerifyOptions.revocations`). */
+  revocations?: RevocationList
+  /** Apply a list past its `nextUpdate` instead of throwing `revocation-list-stale`. */
+  allowStaleRevocations?: boolean
 }
 
 /**
@@ -26,15 +32,29 @@ export interface VerifyArtifactOptions {
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const limits = resolveLimits(options.limits)
   const outcome = await withArtifactContents(file, limits, (contents) =>
-    verifyContents(contents, {trust: options.trust, now: options.now, maxManifestBytes: limits.maxManifestBytes}),
+    verifyContents(contents, {
+      trust: options.trust,
+      now: options.now,
+      maxManifestBytes: limits.maxManifestBytes,
+      revocations: options.revocations,
+      allowStaleRevocations: options.allowStaleRevocations,
+    }),
   )
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
-/** `verifyArtifact` with the trust store read from a file (`trust-store-unreadable` when it cannot be). */
-export async function verifyArtifactFile(file: string, options: Omit<VerifyArtifactOptions, 'trust'> & {trustFile: string}): Promise<VerificationResult> {
-  const {trustFile, ...rest} = options
-  return verifyArtifact(file, {...rest, trust: await readTrustStore(trustFile)})
+/**
+ * `verifyArtifact` with the trust store read from a file (`trust-store-unreadable` when it cannot be) and,
+ * with `revocationsFile`, the revocation list beside its `.sig` (`revocation-list-unreadable`).
+ */
+export async function verifyArtifactFile(
+  file: string,
+  options: Omit<VerifyArtifactOptions, 'trust' | 'revocations'> & {trustFile: string; revocationsFile?: string},
+): Promise<VerificationResult> {
+  const {trustFile, revocationsFile, ...rest} = options
+  const trust = await readTrustStore(trustFile)
+  const revocations = revocationsFile === undefined ? undefined : await readRevocationList(revocationsFile)
+  return verifyArtifact(file, {...rest, trust, revocations})
 }
 
 /**

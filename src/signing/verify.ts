@@ -5,6 +5,8 @@ import {computeArtifactDigest, signatureMessage} from './digest.js'
 import {signatureLength, verifyStrict} from './ed25519.js'
 import {checkDeclaredFiles, checkFilesMember, declaredFiles} from './files-check.js'
 import {problem, verdictOf, type VerificationResult, type VerifyProblem} from './result.js'
+import {checkRevocation} from './revocation-check.js'
+import {type RevocationList, type RevocationListContent, type RevocationListSummary, summarizeRevocationList, verifyRevocationList} from './revocation-list.js'
 import {parseTimestamp} from './timestamp.js'
 import {readSignedManifestJson, type SignatureFields, splitTrailer} from './trailer.js'
 import {parseTrustStore, type TrustStore} from './trust.js'
@@ -29,6 +31,18 @@ export interface VerifyOptions {
   now?: Date
   /** Largest manifest.json accepted (default 8 MiB, DESIGN §5.2). */
   maxManifestBytes?: number
+  /**
+   * A root-signed revocation list to apply (step 14 of `runChecklist`). It is verified against `trust`
+   * first: an unusable list throws `RevocationError` (`revocation-list-invalid`, or
+   * `revocation-list-stale` when the clock is past its `nextUpdate`), since it says nothing about the artifact.
+   */
+  revocations?: RevocationList
+  /**
+   * Apply a list whose `nextUpdate` has passed instead of throwing `revocation-list-stale`; the result's
+   * `revocations.stale` says so. Off by default: a stale list may lack a recent revocation, and an attacker
+   * who can withhold the current list (a freeze attack) would otherwise keep a revoked signer accepted.
+   */
+  allowStaleRevocations?: boolean
 }
 
 /** How far `signedAt` may lie ahead of the verifier's clock (DESIGN §7.4). */
@@ -53,21 +67,24 @@ export interface ChecklistProgress {
  */
 export async function verifyContents(contents: ArtifactContents, options: VerifyOptions): Promise<VerificationResult> {
   const trust = parseTrustStore(options.trust)
+  const now = options.now ?? new Date()
+  const revocations = options.revocations === undefined ? null : verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
   const progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}
-  const outcome = await runChecklist(contents, {trust, now: options.now ?? new Date(), maxManifestBytes: options.maxManifestBytes ?? maxManifestBytes}, progress)
-  return resultOf(outcome, progress)
+  const outcome = await runChecklist(contents, {trust, now, maxManifestBytes: options.maxManifestBytes ?? maxManifestBytes, revocations: revocations?.content ?? null}, progress)
+  return resultOf(outcome, progress, revocations === null ? undefined : summarizeRevocationList(revocations))
 }
 
 /** The result object for a checklist outcome. */
-function resultOf(outcome: Verified | VerifyProblem, progress: ChecklistProgress): VerificationResult {
+function resultOf(outcome: Verified | VerifyProblem, progress: ChecklistProgress, revocations?: RevocationListSummary): VerificationResult {
   const known = {
     certificateId: progress.certificate?.certificateId ?? null,
     issuerCertificateId: progress.issuer?.certificateId ?? null,
     signedAt: progress.signature?.signedAt ?? null,
     certificate: progress.certificate,
   }
-  if ('code' in outcome) return {valid: false, verdict: verdictOf[outcome.code], ...known, problems: [outcome]}
-  return {valid: true, verdict: 'Trusted', ...known, problems: []}
+  const applied = revocations === undefined ? {} : {revocations}
+  if ('code' in outcome) return {valid: false, verdict: verdictOf[outcome.code], ...known, problems: [outcome], ...applied}
+  return {valid: true, verdict: 'Trusted', ...known, problems: [], ...applied}
 }
 
 /** A failed verification result with one problem (the archive could not be read, say). */
@@ -99,12 +116,18 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  *     `publisher` is an object with an own `id` member, and that value is not the subject id.
  * 13. `signature-invalid`: strict Ed25519 (DESIGN §7.3) of the signature message over P fails under the
  *     certificate's key.
+ * 14. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes last, once
+ *     the signature is proven, for three reasons: `signedAt`, which decides a routine revocation, is only
+ *     evidence once the signature covering it verifies; a `Revoked` verdict then always states a fact
+ *     about what the certificate really signed, so nobody can pin a revoked certificate's id onto forged
+ *     bytes and have a host report (and act on) a revocation instead of a forgery; and every earlier code
+ *     is a more specific reason to refuse. Being a map look-up, it adds no cost worth ordering for.
  *
  * `trust` null is the signer re-checking its own output: everything but the root link is checked.
  */
 export async function runChecklist(
   contents: ArtifactContents,
-  options: {trust: TrustStore | null; now: Date; maxManifestBytes: number},
+  options: {trust: TrustStore | null; now: Date; maxManifestBytes: number; revocations?: RevocationListContent | null},
   progress: ChecklistProgress = {signature: null, certificate: null, issuer: null},
 ): Promise<Verified | VerifyProblem> {
   const {manifestBytes} = contents
@@ -185,6 +208,13 @@ export async function runChecklist(
   const signatureBytes = decodeBase64(signature.value, signatureLength) as Uint8Array
   if (!verifyStrict(signatureBytes, message, certificatePublicKey(certificate))) {
     return problem('signature-invalid', `The Ed25519 signature does not verify under the key of certificate ${certificate.certificateId}.`)
+  }
+
+  // Revocation, once the signature (and with it signedAt) is proven.
+  const revocations = options.revocations ?? null
+  if (revocations !== null) {
+    const revoked = checkRevocation(revocations, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
+    if (revoked !== null) return revoked
   }
   return {chain, signature}
 }

@@ -54,6 +54,20 @@ describe('the hostile corpus', () => {
     }
   })
 
+  it('reads each entry from its own local header when the central directory lists them in another order', async () => {
+    const file = path.join(temp.dir, 'reordered.svcPlugin')
+    await makeBaseArchive(file, {reordered: true})
+    const archive = await openArchive(file)
+    try {
+      assert.deepEqual(archive.entries.map((entry) => entry.name), ['runtimes/linux-x64/sample', 'assets/icon.png', 'manifest.json'])
+      const digests = await archive.digestEntries()
+      const manifest = JSON.parse((await archive.readEntry(archive.get('manifest.json')!)).toString('utf8'))
+      for (const file of manifest.files) assert.deepEqual(digests.get(file.path), {size: file.size, sha256: file.sha256}, file.path)
+    } finally {
+      await archive.close()
+    }
+  })
+
   // The cases are generated in before(); their names are fixed, so the tests are declared from this list.
   const expected = [
     'not-a-zip', 'empty-file', 'truncated', 'prepended-bytes', 'prepended-bytes-adjusted', 'trailing-bytes', 'archive-comment',

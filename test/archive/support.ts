@@ -1,17 +1,8 @@
 import {createHash} from 'node:crypto'
-import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {compareEntryNames, type WriterEntry} from '../../src/archive/writer.js'
-
-/** The repository root, whether the tests run from source or from dist/. */
-export const repoRoot = (() => {
-  let dir = path.dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir)
-  return dir
-})()
 
 /** A fresh directory under the system temp folder; `remove()` deletes it. */
 export async function makeTempDir(prefix: string): Promise<{dir: string; remove: () => Promise<void>}> {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import {execFile, spawnSync} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
-import {readdir, readFile, rm, utimes, writeFile} from 'node:fs/promises'
+import {readdir, readFile, rm, symlink, utimes, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {pathToFileURL} from 'node:url'
 import {promisify} from 'node:util'
+import fc from 'fast-check'
 import yauzl from 'yauzl'
 import {ArchiveError} from '../../src/archive/errors.js'
 import {openArchive} from '../../src/archive/reader.js'
@@ -158,8 +158,8 @@ describe('writeArchive', () => {
   })
 
   it('writes the same bytes in any time zone', async () => {
-    const extension = path.extname(new URL(import.meta.url).pathname)
-    const writerUrl = pathToFileURL(path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src', 'archive', `writer${extension}`)).href
+    // The children run what this test runs: the sources under tsx, dist/ under plain node.
+    const writerUrl = new URL(`../../src/archive/writer${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url).href
     const code = [
       `const {writeArchive} = await import(${JSON.stringify(writerUrl)})`,
       `const entries = [{name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('{"id":"tz"}')}},`,
@@ -203,8 +203,9 @@ describe('writeArchive with large and many files', () => {
     const temp = await makeTempDir('writer-large')
     try {
       const files: Record<string, Buffer> = {'big/huge.bin': Buffer.alloc(9 * MiB + 123, 0x61)}
-      for (let i = 0; i < 80; i++) {
-        const body = Buffer.alloc(MiB, i)
+      // About 12 MiB of small files: several 4 MiB batches, so the later ones wait for the earlier ones.
+      for (let i = 0; i < 48; i++) {
+        const body = Buffer.alloc(256 * 1024, i)
         body.write(`file ${i}`, 0)
         files[`many/f${String(i).padStart(2, '0')}.bin`] = body
       }
@@ -307,7 +308,6 @@ describe('writeArchive failures', () => {
   })
 
   it('is source-changed (source-not-regular) when a file became a symlink', async () => {
-    const {symlink} = await import('node:fs/promises')
     const {error, after, before} = await failingWrite('symlinked', {'manifest.json': '{}', 'a.txt': 'data'}, async (dir) => {
       await rm(path.join(dir, 'a.txt'))
       await writeFile(path.join(dir, 'elsewhere.txt'), 'data')
@@ -366,5 +366,25 @@ describe('writeArchive failures', () => {
     const {error, after, before} = await failingWrite('ratio', {'zeros.bin': Buffer.alloc(2 * MiB)}, async () => undefined)
     assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'limit-exceeded', reason: 'compression-ratio'})
     assert.deepEqual(after, before)
+  })
+})
+
+describe('compareEntryNames', () => {
+  it('orders by UTF-8 bytes, where characters above U+FFFF sort after U+FFFD', () => {
+    const names = ['\u{1f600}.txt', '\ufffd.txt', 'b.txt', 'B.txt', 'a/b.txt', 'a.txt', '\u00e9.txt']
+    const byBytes = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    assert.deepEqual([...names].sort(compareEntryNames), byBytes)
+    assert.deepEqual(byBytes, ['B.txt', 'a.txt', 'a/b.txt', 'b.txt', '\u00e9.txt', '\ufffd.txt', '\u{1f600}.txt'])
+  })
+  it('agrees with Buffer.compare of the UTF-8 bytes for any well-formed names', () => {
+    fc.assert(
+      fc.property(fc.string({unit: 'grapheme'}), fc.string({unit: 'grapheme'}), (a, b) => {
+        assert.equal(Math.sign(compareEntryNames(a, b)), Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))))
+      }),
+    )
+  })
+  it('puts a prefix first and calls equal names equal', () => {
+    assert.ok(compareEntryNames('a', 'a/b') < 0)
+    assert.equal(compareEntryNames('x', 'x'), 0)
   })
 })

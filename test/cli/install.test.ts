@@ -192,3 +192,31 @@ describe('svc-plugin list, activate and uninstall', () => {
     assert.equal(malformed.json.error.code, 'invalid-argument')
   })
 })
+
+describe('svc-plugin verify --installed', () => {
+  it('finds a fresh signed install valid, then reports a changed file with its code (exit 1)', async () => {
+    const root = dataRoot()
+    assert.equal((await runCli(['install', signedV1, ...base(root), '--trust', trustFile])).status, 0)
+    const valid = await runCli(['verify', '--installed', 'com.example.beta', '--data-root', root, '--trust', trustFile])
+    assert.equal(valid.status, 0, valid.stderr)
+    assert.equal(valid.stdout, 'valid, com.example.beta 1.0.0 (Trusted)\n')
+    await writeFile(path.join(root, 'plugins', 'com.example.beta', 'versions', '1.0.0', 'assets', 'readme.txt'), 'changed')
+    const {status, json} = await runCliJson(['verify', '--installed', 'com.example.beta', '--version', '1.0.0', '--data-root', root, '--trust', trustFile])
+    assert.equal(status, 1)
+    assert.equal(json.valid, false)
+    assert.equal(json.verdict, 'ContentMismatch')
+    assert.deepEqual(json.problems.map((problem: {code: string; path: string | null}) => [problem.code, problem.path]), [['file-size-mismatch', 'assets/readme.txt']])
+  })
+
+  it('exits 1 with not-installed for an unknown plugin', async () => {
+    const {status, json} = await runCliJson(['verify', '--installed', 'com.example.beta', '--data-root', dataRoot(), '--trust', trustFile])
+    assert.equal(status, 1)
+    assert.equal(json.error.code, 'not-installed')
+  })
+
+  it('exits 2 without an artifact or --installed, and for --installed without --data-root', async () => {
+    assert.equal((await runCli(['verify', '--trust', trustFile])).status, 2)
+    assert.equal((await runCli(['verify', '--installed', 'com.example.beta', '--trust', trustFile])).status, 2)
+    assert.equal((await runCli(['verify', signedV1, '--version', '1.0.0', '--trust', trustFile])).status, 2)
+  })
+})

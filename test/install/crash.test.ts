@@ -173,7 +173,7 @@ describe('concurrent installs', () => {
       const dataRoot = path.join(dir, 'data')
       const artifacts = await Promise.all(['1.0.0', '2.0.0', '3.0.0', '4.0.0'].map((version) => small(dir, version)))
       const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
-      assert.deepEqual(outcomes.map((outcome) => [outcome.status, outcome.reply?.ok]), [[0, true], [0, true], [0, true], [0, true]])
+      assert.deepEqual(outcomes.map((outcome) => [outcome.status, outcome.reply?.ok]), [[0, true], [0, true], [0, true], [0, true]], describeOutcomes(outcomes))
       const versions = await versionsOf(dataRoot, id)
       // Each install keeps the version it activated and the one before it.
       assert.equal(versions.length, 2, versions.join(', '))
@@ -192,7 +192,7 @@ describe('concurrent installs', () => {
       const artifact = await small(dir, '1.0.0')
       const outcomes = await Promise.all([1, 2, 3].map(() => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
       const replies = outcomes.map((outcome) => (outcome.reply?.ok === true ? 'installed' : outcome.reply?.code)).sort()
-      assert.deepEqual(replies, ['already-installed', 'already-installed', 'installed'])
+      assert.deepEqual(replies, ['already-installed', 'already-installed', 'installed'], describeOutcomes(outcomes))
       await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'three processes')
     } finally {
       await cleanup()
@@ -206,7 +206,7 @@ describe('concurrent installs', () => {
       const ids = ['com.example.one', 'com.example.two', 'com.example.three', 'com.example.four']
       const artifacts = await Promise.all(ids.map((plugin) => small(dir, '1.0.0', plugin)))
       const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
-      assert.deepEqual(outcomes.map((outcome) => outcome.status), [0, 0, 0, 0])
+      assert.deepEqual(outcomes.map((outcome) => outcome.status), [0, 0, 0, 0], describeOutcomes(outcomes))
       for (const plugin of ids) {
         assert.equal(JSON.parse(await readFile(path.join(dataRoot, 'plugins', plugin, 'current.json'), 'utf8')).version, '1.0.0')
         assert.equal((await verifyInstalled(dataRoot, plugin)).valid, true)
@@ -227,6 +227,49 @@ describe('concurrent installs', () => {
       // Exactly one install saw no previous version: they ran one after another.
       assert.equal(results.filter((result) => result.previousVersion === null).length, 1)
       await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'one process')
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
+describe('leftovers of a killed run', () => {
+  it('are cleaned by the next operation on another plugin: staging removed, a committed install finished', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const options = {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}
+      const early = await writeArtifact(path.join(dir, 'early.svcPlugin'), {id: 'com.example.early'})
+      const late = await writeArtifact(path.join(dir, 'late.svcPlugin'), {id: 'com.example.late'})
+      const other = await writeArtifact(path.join(dir, 'other.svcPlugin'), {id: 'com.example.other'})
+      assert.equal((await runChildInstall({artifact: early, options, killAt: {step: 'extracted'}})).signal, 'SIGKILL')
+      assert.equal((await stagingEntries(dataRoot)).length, 1)
+      // The second run already removed what the first left (it was killed before its commit point).
+      assert.equal((await runChildInstall({artifact: late, options, killAt: {step: 'committed'}})).signal, 'SIGKILL')
+      assert.deepEqual((await stagingEntries(dataRoot)).map((name) => name.split('_')[0]), ['com.example.late'])
+      assert.deepEqual((await readdir(path.join(dataRoot, 'plugins'))).sort(), ['_staging', 'com.example.late'])
+      await install(other, options)
+      assert.deepEqual(await stagingEntries(dataRoot), [])
+      // Killed before its commit point: gone without a trace. Killed after it: installed and active.
+      assert.deepEqual((await readdir(path.join(dataRoot, 'plugins'))).sort(), ['_staging', 'com.example.late', 'com.example.other'])
+      assert.equal(await currentOf(dataRoot, 'com.example.late'), '1.0.0')
+      assert.equal((await verifyInstalled(dataRoot, 'com.example.late')).valid, true)
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('include a lock whose owner still runs: the next install waits, then gives up with lock-timeout', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const dataRoot = path.join(dir, 'data')
+      const {hostname} = await import('node:os')
+      await mkdir(path.join(dataRoot, 'plugins', id), {recursive: true})
+      // The parent of this test process is alive and is not us: a live owner.
+      await writeFile(path.join(dataRoot, 'plugins', id, '.lock'), JSON.stringify({pid: process.ppid, host: hostname(), token: 'busy'}))
+      const artifact = await writeArtifact(path.join(dir, 'v1.svcPlugin'), {id})
+      await assert.rejects(install(artifact, {dataRoot, hostRid: 'linux-x64', allowUnsigned: true, lockTimeoutMs: 0}), installError('lock-timeout'))
+      assert.deepEqual(await versionsOf(dataRoot, id), [])
     } finally {
       await cleanup()
     }
@@ -304,6 +347,11 @@ describe('a failure during extraction', () => {
     }
   })
 })
+
+/** What each child said, for an assertion message. */
+function describeOutcomes(outcomes: ChildOutcome[]): string {
+  return outcomes.map((outcome) => `${outcome.status ?? outcome.signal}: ${JSON.stringify(outcome.reply)} ${outcome.stderr.slice(0, 400)}`).join('\n')
+}
 
 async function ensurePluginDir(dataRoot: string): Promise<string> {
   const dir = path.join(dataRoot, 'plugins', id)

@@ -6,7 +6,7 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
 import {readDirectoryContent} from '../../src/manifest/content.js'
-import {ValidationError} from '../../src/manifest/errors.js'
+import {SvcPluginError} from '../../src/errors.js'
 import {maxManifestBytes} from '../../src/manifest/json.js'
 import {validatePath} from '../../src/manifest/validate.js'
 import {completeManifest, lineOf, manifestText, minimalManifest, summary} from './helpers.js'
@@ -40,14 +40,14 @@ async function pluginDir(manifest: unknown, files: Record<string, string>): Prom
 /** The files a complete manifest declares. */
 const builtFiles = {'runtimes/linux-x64/weather': '#!elf', 'runtimes/win-x64/Weather.exe': 'MZ', 'assets/icon.png': 'png'}
 
-async function rejection(promise: Promise<unknown>): Promise<ValidationError> {
+async function rejection(promise: Promise<unknown>): Promise<SvcPluginError> {
   try {
     await promise
   } catch (error) {
-    assert.ok(error instanceof ValidationError, String(error))
+    assert.ok(error instanceof SvcPluginError, String(error))
     return error
   }
-  throw new Error('expected a ValidationError')
+  throw new Error('expected a coded error')
 }
 
 describe('readDirectoryContent', () => {

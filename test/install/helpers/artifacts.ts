@@ -212,9 +212,16 @@ export async function patchDeclaredSize(file: string, entryName: string, uncompr
     const nameLength = bytes.readUInt16LE(at + 28)
     const name = bytes.toString('utf8', at + 46, at + 46 + nameLength)
     if (name === entryName) {
-      if ((bytes.readUInt16LE(at + 8) & 0x8) !== 0) throw new Error(`${entryName} uses a data descriptor`)
       bytes.writeUInt32LE(uncompressedSize, at + 24)
-      bytes.writeUInt32LE(uncompressedSize, bytes.readUInt32LE(at + 42) + 22)
+      const local = bytes.readUInt32LE(at + 42)
+      // With a data descriptor the local header may leave its sizes zero; the descriptor then holds them.
+      if (bytes.readUInt32LE(local + 22) !== 0) bytes.writeUInt32LE(uncompressedSize, local + 22)
+      if ((bytes.readUInt16LE(at + 8) & 0x8) !== 0) {
+        const data = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28)
+        let descriptor = data + bytes.readUInt32LE(at + 20)
+        if (bytes.readUInt32LE(descriptor) === 0x08074b50) descriptor += 4
+        bytes.writeUInt32LE(uncompressedSize, descriptor + 8)
+      }
       patched = true
     }
     at += 46 + nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32)

@@ -1,0 +1,129 @@
+/**
+ * `npm run demo`: the life of the bundled example plugin, command by command, in a temporary
+ * folder — validate → pack → cert root → keygen → cert issue → sign → verify → install → list →
+ * a tampered copy refused → update to a new version → activate the previous one → uninstall.
+ * Every step runs the real CLI; a step whose exit status is not the expected one stops the demo
+ * with exit 1, so the demo doubles as an end-to-end check.
+ */
+import {spawnSync} from 'node:child_process'
+import {cp, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {openArchive} from '../src/archive/reader.js'
+import {writeArchive, type WriterEntry} from '../src/archive/writer.js'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+const cli = path.join(repoRoot, 'bin', 'run.js')
+const example = path.join(repoRoot, 'fixtures', 'example-plugin')
+const broken = path.join(repoRoot, 'fixtures', 'broken-plugin')
+const useColor = process.stdout.isTTY && process.env.NO_COLOR === undefined
+const bold = (text: string) => (useColor ? `\x1b[1m${text}\x1b[22m` : text)
+const dim = (text: string) => (useColor ? `\x1b[2m${text}\x1b[22m` : text)
+
+let work = ''
+
+function heading(text: string): void {
+  process.stdout.write(`\n${bold(`── ${text}`)}\n`)
+}
+
+/** Runs `svc-plugin …args` in the work folder, prints the command and its output, checks the exit status. */
+function run(args: string[], expect = 0): string {
+  const shown = args.map((arg) => (arg.startsWith(repoRoot) ? path.relative(repoRoot, arg) : arg)).map((arg) => (/[\s"]/.test(arg) ? JSON.stringify(arg) : arg))
+  process.stdout.write(`${dim('$')} svc-plugin ${shown.join(' ')}\n`)
+  const result = spawnSync(process.execPath, [cli, ...args], {cwd: work, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+  const output = `${result.stdout}${result.stderr}`.trimEnd()
+  if (output) process.stdout.write(`${output.replace(/^/gm, '  ')}\n`)
+  if (result.status !== 0) process.stdout.write(dim(`  (exit ${result.status})\n`))
+  if (result.status !== expect) {
+    process.stderr.write(`demo: expected exit ${expect} from "svc-plugin ${args.join(' ')}", got ${result.status}\n`)
+    process.exit(1)
+  }
+  return result.stdout
+}
+
+/** A copy of a signed artifact with one payload byte changed, the archive itself well-formed. */
+async function tamperedCopy(signed: string, output: string): Promise<void> {
+  const archive = await openArchive(signed)
+  try {
+    const entries: WriterEntry[] = []
+    for (const entry of archive.entries) {
+      let data = await archive.readEntry(entry)
+      if (entry.name === 'runtimes/linux-x64/weather-station') data = Buffer.from(data.toString('utf8').replace('console.log', 'console.warn'))
+      entries.push({name: entry.name, mode: (entry.mode & 0o111) !== 0 ? 0o755 : 0o644, store: entry.method === 0, source: {kind: 'buffer', data}})
+    }
+    await writeArchive(output, entries)
+  } finally {
+    await archive.close()
+  }
+}
+
+function isoInDays(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+async function main(): Promise<void> {
+  work = await mkdtemp(path.join(tmpdir(), 'svc-plugin-demo-'))
+  process.stdout.write(`Working in ${work}\n`)
+  try {
+    heading('1. Validate the example plugin at every level')
+    for (const level of ['development', 'package', 'publication']) run(['validate', example, '--level', level])
+    heading('2. A broken variant: every independent problem in one report')
+    run(['validate', broken, '--level', 'package'], 1)
+
+    heading('3. Pack it (deterministic: the same tree gives the same bytes anywhere)')
+    run(['pack', example, '--output', 'weather-1.4.2.svcPlugin'])
+    run(['inspect', 'weather-1.4.2.svcPlugin'])
+
+    heading('4. A root, a publisher key and a package certificate')
+    run(['cert', 'root', '--output', 'root', '--root-key-id', 'root_demo'])
+    run(['keygen', '--output', 'publisher', '--name', 'publisher'])
+    run([
+      'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
+      '--subject-public-key', 'publisher/publisher.pub', '--subject-kind', 'organization',
+      '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--usage', 'package',
+      '--not-after', isoInDays(365), '--output', 'publisher',
+    ])
+
+    heading('5. Sign and verify')
+    const signArgs = ['--private-key', 'publisher/publisher.key', '--certificate', 'publisher/certificate.json', '--certificate-signature', 'publisher/certificate.sig']
+    run(['sign', 'weather-1.4.2.svcPlugin', ...signArgs, '--output', 'weather-1.4.2.signed.svcPlugin'])
+    run(['verify', 'weather-1.4.2.signed.svcPlugin', '--trust', 'root/trust.json'])
+
+    heading('6. Install into a host data root, and list')
+    run(['install', 'weather-1.4.2.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64'])
+    run(['list', '--data-root', 'host'])
+
+    heading('7. A tampered copy is refused by verify and by install')
+    await tamperedCopy(path.join(work, 'weather-1.4.2.signed.svcPlugin'), path.join(work, 'weather-1.4.2.tampered.svcPlugin'))
+    run(['verify', 'weather-1.4.2.tampered.svcPlugin', '--trust', 'root/trust.json'], 1)
+    run(['install', 'weather-1.4.2.tampered.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--force'], 1)
+
+    heading('8. Update to 1.5.0')
+    const next = path.join(work, 'weather-1.5.0-src')
+    await cp(example, next, {recursive: true})
+    const manifestFile = path.join(next, 'manifest.json')
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>
+    manifest.version = '1.5.0'
+    delete manifest.$schema
+    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
+    run(['pack', 'weather-1.5.0-src', '--output', 'weather-1.5.0.svcPlugin'])
+    run(['sign', 'weather-1.5.0.svcPlugin', ...signArgs, '--output', 'weather-1.5.0.signed.svcPlugin'])
+    run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64'])
+    run(['list', '--data-root', 'host'])
+
+    heading('9. Roll back: activate the previous version')
+    run(['activate', 'com.example.weather-station', '1.4.2', '--data-root', 'host'])
+    run(['verify', '--installed', 'com.example.weather-station', '--data-root', 'host', '--trust', 'root/trust.json'])
+    run(['list', '--data-root', 'host'])
+
+    heading('10. Uninstall')
+    run(['uninstall', 'com.example.weather-station', '--data-root', 'host'])
+    run(['list', '--data-root', 'host'])
+    process.stdout.write(`\n${bold('Done.')} Every step above ran the real svc-plugin command line.\n`)
+  } finally {
+    await rm(work, {recursive: true, force: true})
+  }
+}
+
+await main()

@@ -1,0 +1,109 @@
+import {link, open, readFile, rename, rm, stat} from 'node:fs/promises'
+import path from 'node:path'
+import {fsyncDirectory, temporarySibling} from '../install/durable.js'
+import {RevocationError} from './revocation-errors.js'
+import {maxRevocationListBytes, type RevocationList} from './revocation-list.js'
+
+/**
+ * The signature file of a list file: beside it, the `.json` extension replaced by `.sig`
+ * (`revocations.json` → `revocations.sig`); a name without `.json` gets `.sig` appended.
+ */
+export function revocationSignatureFile(jsonFile: string): string {
+  return jsonFile.toLowerCase().endsWith('.json') ? `${jsonFile.slice(0, -'.json'.length)}.sig` : `${jsonFile}.sig`
+}
+
+/**
+ * Reads `revocations.json` and its signature file (default {@link revocationSignatureFile}) as they are;
+ * `verifyRevocationList` judges them. `revocation-list-unreadable` when a file is missing or unreadable,
+ * `revocation-list-invalid` when the list is larger than a list may be (it is not read then).
+ */
+export async function readRevocationList(jsonFile: string, sigFile: string = revocationSignatureFile(jsonFile)): Promise<RevocationList> {
+  const size = await fileSize(jsonFile)
+  if (size > maxRevocationListBytes) {
+    throw new RevocationError('revocation-list-invalid', `${jsonFile} has ${size} bytes, more than the ${maxRevocationListBytes} a revocation list may have.`, {details: {path: jsonFile}})
+  }
+  const json = new Uint8Array(await readInput(jsonFile))
+  const sig = Buffer.from(await readInput(sigFile)).toString('latin1')
+  return {json, sig}
+}
+
+/** True when a list file exists at `jsonFile` (whatever its content). */
+export async function revocationListExists(jsonFile: string): Promise<boolean> {
+  try {
+    await stat(jsonFile)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw unreadable(jsonFile, error)
+  }
+}
+
+/**
+ * Writes a list pair: both files go to temporary siblings first (flushed), then each is renamed over its
+ * file, so neither is ever half-written. Should the second rename fail, the first is undone from a hard-link
+ * backup. A process killed between the two renames leaves a new list beside the old signature (or the other
+ * way round): a pair that fails verification, never one that verifies with the wrong content.
+ */
+export async function writeRevocationList(list: RevocationList, jsonFile: string, sigFile: string = revocationSignatureFile(jsonFile)): Promise<void> {
+  const sigText = list.sig.endsWith('\n') ? list.sig : `${list.sig}\n`
+  const jsonTemp = temporarySibling(jsonFile)
+  const sigTemp = temporarySibling(sigFile)
+  const backup = temporarySibling(jsonFile)
+  try {
+    await writeFlushed(jsonTemp, list.json)
+    await writeFlushed(sigTemp, sigText)
+    const hadJson = await linkIfPresent(jsonFile, backup)
+    await rename(jsonTemp, jsonFile)
+    try {
+      await rename(sigTemp, sigFile)
+    } catch (error) {
+      if (hadJson) await rename(backup, jsonFile)
+      else await rm(jsonFile, {force: true})
+      throw error
+    }
+    await fsyncDirectory(path.dirname(jsonFile))
+    if (path.dirname(sigFile) !== path.dirname(jsonFile)) await fsyncDirectory(path.dirname(sigFile))
+  } finally {
+    await Promise.all([rm(jsonTemp, {force: true}), rm(sigTemp, {force: true}), rm(backup, {force: true})])
+  }
+}
+
+async function writeFlushed(file: string, content: string | Uint8Array): Promise<void> {
+  const handle = await open(file, 'wx', 0o644)
+  try {
+    await handle.writeFile(content)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+async function linkIfPresent(file: string, backup: string): Promise<boolean> {
+  try {
+    await link(file, backup)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size
+  } catch (error) {
+    throw unreadable(file, error)
+  }
+}
+
+async function readInput(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file)
+  } catch (error) {
+    throw unreadable(file, error)
+  }
+}
+
+function unreadable(file: string, error: unknown): RevocationError {
+  return new RevocationError('revocation-list-unreadable', `Cannot read the revocation list file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
+}

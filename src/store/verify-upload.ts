@@ -1,0 +1,189 @@
+import {resolveLimits} from '../archive/limits.js'
+import type {ArchiveLimits} from '../archive/types.js'
+import {readJsonDocument} from '../manifest/json.js'
+import type {ValidationReport} from '../manifest/report.js'
+import {hasMember, isBlank, isRecord, member, quote} from '../manifest/rules/values.js'
+import {validateManifest} from '../manifest/validate.js'
+import {compareSemVer, isSemVer} from '../model/semver.js'
+import {verdictOf, type VerificationResult, type VerifyCode, type VerifyProblem} from '../signing/result.js'
+import {RevocationError} from '../signing/revocation-errors.js'
+import {readRevocationList} from '../signing/revocation-files.js'
+import {type RevocationList, verifyRevocationList} from '../signing/revocation-list.js'
+import {parseTrustStore, readTrustStore, type TrustStore} from '../signing/trust.js'
+import {verifyContents} from '../signing/verify.js'
+import {withArtifactContents} from '../signing/verify-artifact.js'
+import {StoreError} from './errors.js'
+import type {UploadProblem, UploadReport} from './report.js'
+
+/** The store account an upload comes from. */
+export interface UploadAccount {
+  /** The account's publisher name: the manifest's `publisher.name` must equal it exactly. */
+  name: string
+  /** The account's publisher id: a manifest `publisher.id` must equal it; without one, a manifest may not claim any. */
+  id?: string
+}
+
+/** How to judge an upload (DESIGN §9). */
+export interface VerifyUploadOptions {
+  account: UploadAccount
+  /** The roots a signature must chain to. */
+  trust: TrustStore
+  /** Versions of this plugin already published: the upload must be greater than each (`version-not-newer`). */
+  publishedVersions?: readonly string[]
+  /** A revocation list to apply to the signature. */
+  revocations?: RevocationList
+  /** Apply a list past its `nextUpdate` (reported as a warning) instead of refusing with `revocation-list-stale`. */
+  allowStaleRevocations?: boolean
+  /** The verifier's clock (default: now). */
+  now?: Date
+  /** Archive limits (DESIGN §5.2 defaults for anything not given). */
+  limits?: Partial<ArchiveLimits>
+}
+
+/** Signature codes that repeat what the validator already said about the same bytes: shown once, by the validator. */
+const fileCodes: ReadonlySet<string> = new Set(['declared-file-missing', 'file-size-mismatch', 'file-digest-mismatch', 'undeclared-file'])
+const validatorFileCodes: ReadonlySet<string> = new Set(['file-missing', 'file-size-mismatch', 'file-digest-mismatch', 'undeclared-file', 'invalid-file-digest'])
+
+/**
+ * The store's upload verifier (DESIGN §9): one report with every problem, never the first failure only.
+ * The artifact is read once through the strict archive reader (DESIGN §5.3), streaming every entry for its
+ * size and SHA-256; those digests feed both checks below, so no payload byte is read twice.
+ * 1. Publication-level validation with the package content (every declared RID's executable present,
+ *    the multi-RID layout, the icon, `files[]` against the real bytes): every diagnostic, warnings included.
+ * 2. The signature (DESIGN §7.4, with the revocation list when given): any verdict but Trusted is an error
+ *    with the deciding code (`signature-missing` for an unsigned upload), unless the validator already
+ *    reported the same fault (a malformed manifest, `files[]` against the bytes, the signature block shape).
+ *    An unusable list is its own problem (`revocation-list-invalid`, `revocation-list-stale`); the
+ *    signature is then checked without it, so its verdict is still reported.
+ * 3. `publisher-mismatch`: `publisher.name` is not the account name; `publisher.id` is present and not the
+ *    account id (or the account has none). A missing or mistyped publisher is left to the validator.
+ * 4. `version-not-newer`: the version is not greater (SemVer 2.0 precedence) than every published version.
+ * Throws only for unusable options: `invalid-argument` (StoreError), `trust-store-invalid` (SigningError).
+ */
+export async function verifyUpload(artifact: string, options: VerifyUploadOptions): Promise<UploadReport> {
+  const {account, publishedVersions = []} = checkOptions(options)
+  const trust = parseTrustStore(options.trust)
+  const now = options.now ?? new Date()
+  const limits = resolveLimits(options.limits)
+  const listProblems: UploadProblem[] = []
+  let revocations = options.revocations
+  if (revocations !== undefined) {
+    try {
+      const verified = verifyRevocationList(revocations, trust, {now, allowStale: options.allowStaleRevocations})
+      if (verified.stale) listProblems.push({code: 'revocation-list-stale', severity: 'warning', message: `The revocation list (sequence ${verified.content.sequence}) is past its nextUpdate ${verified.content.nextUpdate}; it was applied because stale lists were allowed.`})
+    } catch (error) {
+      if (!(error instanceof RevocationError) || (error.code !== 'revocation-list-invalid' && error.code !== 'revocation-list-stale')) throw error
+      listProblems.push({code: error.code, severity: 'error', message: error.message})
+      revocations = undefined
+    }
+  }
+
+  const outcome = await withArtifactContents(artifact, limits, async (contents) => {
+    const validation = contents.manifestBytes === null ? null : validateManifest(contents.manifestBytes, {
+      level: 'publication',
+      file: `${artifact}!manifest.json`,
+      subjectKind: 'artifact',
+      subjectPath: artifact,
+      content: {kind: 'artifact', files: contents.files},
+    })
+    // Staleness was judged above: a list still here is fresh or allowed stale.
+    const verification = await verifyContents(contents, {trust, now, maxManifestBytes: limits.maxManifestBytes, revocations, allowStaleRevocations: true})
+    const document = contents.manifestBytes === null ? null : readJsonDocument(contents.manifestBytes, {maxBytes: limits.maxManifestBytes})
+    return {validation, verification, manifest: document?.ok === true ? document.value : null}
+  })
+  if ('code' in outcome) return unreadableReport(outcome)
+
+  const {validation, verification, manifest} = outcome
+  const problems: UploadProblem[] = [
+    ...(validation?.problems ?? []).map(({code, severity, message, pointer}) => (pointer === null ? {code, severity, message} : {code, severity, message, pointer})),
+    ...listProblems,
+    ...signatureProblems(verification, validation),
+    ...publisherProblems(manifest, account),
+    ...versionProblems(manifest, publishedVersions),
+  ]
+  return {
+    accepted: verification.verdict === 'Trusted' && !problems.some((problem) => problem.severity === 'error'),
+    pluginId: validation?.pluginId ?? null,
+    version: validation?.version ?? null,
+    problems,
+    verdict: verification.verdict,
+    certificateId: verification.certificateId,
+  }
+}
+
+/** `verifyUpload` with the trust store and (optionally) the revocation list read from files. */
+export async function verifyUploadFiles(
+  artifact: string,
+  options: Omit<VerifyUploadOptions, 'trust' | 'revocations'> & {trustFile: string; revocationsFile?: string},
+): Promise<UploadReport> {
+  const {trustFile, revocationsFile, ...rest} = options
+  const trust = await readTrustStore(trustFile)
+  const revocations = revocationsFile === undefined ? undefined : await readRevocationList(revocationsFile)
+  return verifyUpload(artifact, {...rest, trust, revocations})
+}
+
+function checkOptions(options: VerifyUploadOptions): VerifyUploadOptions {
+  const {account, publishedVersions} = options
+  if (!isRecord(account) || typeof account.name !== 'string' || isBlank(account.name)) {
+    throw new StoreError('invalid-argument', 'The account needs a non-blank name.', {details: {argument: 'account.name'}})
+  }
+  if (account.id !== undefined && (typeof account.id !== 'string' || isBlank(account.id))) {
+    throw new StoreError('invalid-argument', 'The account id, when given, must be a non-blank string.', {details: {argument: 'account.id'}})
+  }
+  const notSemVer = (publishedVersions ?? []).find((version) => !isSemVer(version))
+  if (notSemVer !== undefined) {
+    throw new StoreError('invalid-argument', `The published version ${quote(notSemVer)} is not a SemVer 2.0 version.`, {details: {argument: 'publishedVersions', value: notSemVer}})
+  }
+  return options
+}
+
+/** The signature's one problem, unless it is Trusted or the validator already reported that fault. */
+function signatureProblems(verification: VerificationResult, validation: ValidationReport | null): UploadProblem[] {
+  const [deciding] = verification.problems
+  if (verification.verdict === 'Trusted' || deciding === undefined) return []
+  const errors = (validation?.problems ?? []).filter((problem) => problem.severity === 'error')
+  const repeated =
+    (deciding.code === 'manifest-malformed' && errors.length > 0) ||
+    (deciding.code === 'signature-malformed' && errors.some((problem) => problem.code === 'invalid-signature')) ||
+    (fileCodes.has(deciding.code) && errors.some((problem) => validatorFileCodes.has(problem.code)))
+  return repeated ? [] : [{code: deciding.code, severity: 'error', message: deciding.message}]
+}
+
+/** DESIGN §9: the manifest's publisher is the uploading account. */
+function publisherProblems(manifest: Record<string, unknown> | null, account: UploadAccount): UploadProblem[] {
+  const publisher = member(manifest, 'publisher')
+  if (!isRecord(publisher)) return []
+  const problems: UploadProblem[] = []
+  const name = member(publisher, 'name')
+  if (typeof name === 'string' && name !== account.name) {
+    problems.push({code: 'publisher-mismatch', severity: 'error', pointer: '/publisher/name', message: `publisher.name is ${quote(name)}, but the uploading account is ${quote(account.name)}.`})
+  }
+  const id = member(publisher, 'id')
+  if (hasMember(publisher, 'id') && typeof id === 'string' && id !== account.id) {
+    problems.push({
+      code: 'publisher-mismatch',
+      severity: 'error',
+      pointer: '/publisher/id',
+      message: account.id === undefined ? `publisher.id is ${quote(id)}, but the uploading account has no publisher id.` : `publisher.id is ${quote(id)}, but the uploading account's id is ${quote(account.id)}.`,
+    })
+  }
+  return problems
+}
+
+/** DESIGN §9: a new upload is greater than every published version. */
+function versionProblems(manifest: Record<string, unknown> | null, published: readonly string[]): UploadProblem[] {
+  const version = member(manifest, 'version')
+  // A version that is not SemVer is the validator's `invalid-version`.
+  if (!isSemVer(version)) return []
+  const highest = published.filter((candidate) => compareSemVer(version, candidate) <= 0).sort(compareSemVer).at(-1)
+  if (highest === undefined) return []
+  const message = compareSemVer(version, highest) === 0 ? `version ${version} is already published; upload a greater version.` : `version ${version} is not greater than the published ${highest}; upload a greater version.`
+  return [{code: 'version-not-newer', severity: 'error', pointer: '/version', message}]
+}
+
+/** The report for an artifact the strict reader refused: the one problem there is, nothing else can be judged. */
+function unreadableReport(failure: VerifyProblem & {code: VerifyCode}): UploadReport {
+  const problem: UploadProblem = {code: failure.code, severity: 'error', message: failure.message}
+  if (failure.archiveCode !== undefined) problem.archiveCode = failure.archiveCode
+  return {accepted: false, pluginId: null, version: null, problems: [problem], verdict: verdictOf[failure.code], certificateId: null}
+}

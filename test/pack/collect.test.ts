@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
+import {mkdir, readdir, rm, symlink, unlink} from 'node:fs/promises'
+import path from 'node:path'
+import {after, afterEach, beforeEach, describe, it} from 'node:test'
+import {PackError} from '../../src/pack/errors.js'
+import {pack} from '../../src/pack/pack.js'
+import {copyExample, editManifest, rejectionOf, scratch, writeTree} from './support.js'
+
+/** The payload paths of a dry run over `source`. */
+async function packedPaths(source: string, options: {output?: string} = {}): Promise<string[]> {
+  const result = await pack(source, {dryRun: true, output: options.output ?? path.join(path.dirname(source), 'out.svcPlugin')})
+  return result.files.map((file) => file.path)
+}
+
+describe('pack: what is collected from the source tree (DESIGN §6)', () => {
+  let work: {dir: string; cleanup: () => Promise<void>}
+  let source: string
+  beforeEach(async () => {
+    work = await scratch('collect')
+    source = await copyExample(path.join(work.dir, 'source'))
+  })
+  afterEach(async () => {
+    await work.cleanup()
+  })
+
+  /** Expects `pack` to refuse the tree with source-entry-rejected for `entry`, writing nothing. */
+  async function expectRejected(entry: string, reason: string, named = entry): Promise<PackError> {
+    const output = path.join(work.dir, 'out.svcPlugin')
+    const error = await rejectionOf(pack(source, {output}))
+    assert.ok(error instanceof PackError, String(error))
+    assert.equal(error.code, 'source-entry-rejected')
+    assert.equal(error.details.path, entry)
+    assert.equal(error.details.reason, reason)
+    // Messages quote names as JSON strings, so that control characters stay visible.
+    assert.ok(error.message.includes(named) || error.message.includes(JSON.stringify(named)), error.message)
+    assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
+    return error
+  }
+
+  describe('exclusions', () => {
+    it('leaves out .git/ folders at the root and nested', async () => {
+      await writeTree(source, {'.git/config': '[core]\n', '.git/objects/ab/cdef': 'x', 'vendor/lib/.git/HEAD': 'ref: x\n', 'vendor/lib/code.txt': 'kept\n', '.gitignore': 'kept too\n'})
+      const paths = await packedPaths(source)
+      assert.ok(!paths.some((name) => name.startsWith('.git/') || name.includes('/.git/')), paths.join(', '))
+      assert.ok(paths.includes('vendor/lib/code.txt'))
+      assert.ok(paths.includes('.gitignore'))
+    })
+
+    it('leaves out *.svcPlugin files in any case, at any depth', async () => {
+      await writeTree(source, {'old.svcPlugin': 'x', 'LOUD.SVCPLUGIN': 'x', 'nested/previous.svcplugin': 'x', 'nested/kept.svcPlugin.txt': 'x'})
+      const paths = await packedPaths(source)
+      assert.deepEqual(
+        paths.filter((name) => /svcplugin/i.test(name)),
+        ['nested/kept.svcPlugin.txt'],
+      )
+    })
+
+    it('leaves out the output file when it lies inside the source tree, whatever its name', async () => {
+      await mkdir(path.join(source, 'dist'))
+      const output = path.join(source, 'dist', 'artifact.zip')
+      const first = await pack(source, {output})
+      assert.equal(first.path, output)
+      const second = await pack(source, {output, force: true})
+      assert.ok(!second.files.some((file) => file.path === 'dist/artifact.zip'))
+      assert.deepEqual(second.files, first.files)
+      assert.equal(second.sha256, first.sha256)
+    })
+
+    it('applies .svcpluginignore (gitignore syntax: a directory pattern, a negation) and leaves the ignore file out', async () => {
+      await writeTree(source, {
+        '.svcpluginignore': '# build leftovers\nbuild/\n*.log\n!keep.log\n/root-only.tmp\n',
+        'build/obj/a.o': 'x',
+        'build/b.txt': 'x',
+        'logs/run.log': 'x',
+        'logs/keep.log': 'kept',
+        'keep.log': 'kept',
+        'root-only.tmp': 'x',
+        'nested/root-only.tmp': 'kept',
+        'notbuild/c.txt': 'kept',
+      })
+      const paths = await packedPaths(source)
+      for (const gone of ['.svcpluginignore', 'build/obj/a.o', 'build/b.txt', 'logs/run.log', 'root-only.tmp']) assert.ok(!paths.includes(gone), gone)
+      for (const kept of ['logs/keep.log', 'keep.log', 'nested/root-only.tmp', 'notbuild/c.txt', 'README.md']) assert.ok(paths.includes(kept), kept)
+    })
+
+    it('lets .svcpluginignore exclude a symlink, which is then not refused', async () => {
+      await symlink('README.md', path.join(source, 'link.md'))
+      await writeTree(source, {'.svcpluginignore': 'link.md\n'})
+      assert.ok(!(await packedPaths(source)).includes('link.md'))
+    })
+  })
+
+  describe('refusals: source-entry-rejected, nothing written', () => {
+    it('refuses a symlink to a file, naming it', async () => {
+      await symlink('README.md', path.join(source, 'link.md'))
+      await expectRejected('link.md', 'symlink')
+    })
+
+    it('refuses a symlink to a folder, naming it', async () => {
+      await symlink('runtimes', path.join(source, 'bin-link'))
+      await expectRejected('bin-link', 'symlink')
+    })
+
+    it('refuses a FIFO', async () => {
+      await mkdir(path.join(source, 'pipes'))
+      execFileSync('mkfifo', [path.join(source, 'pipes', 'fifo')])
+      await expectRejected('pipes/fifo', 'special-file')
+    })
+
+    it('refuses a Windows device name (CON.txt)', async () => {
+      await writeTree(source, {'docs/CON.txt': 'x'})
+      const error = await expectRejected('docs/CON.txt', 'device-name')
+      assert.match(error.message, /device name/)
+    })
+
+    it('refuses a name with a colon', async () => {
+      await writeTree(source, {'notes:v2.txt': 'x'})
+      await expectRejected('notes:v2.txt', 'reserved-character')
+    })
+
+    it('refuses a name with a trailing dot', async () => {
+      await writeTree(source, {'notes.': 'x'})
+      await expectRejected('notes.', 'trailing-dot-or-space')
+    })
+
+    it('refuses a name with a backslash (a separator on Windows)', async () => {
+      await writeTree(source, {'a\\b.txt': 'x'})
+      await expectRejected('a\\b.txt', 'backslash')
+    })
+
+    it('refuses two files that differ only in case (A.txt, a.txt)', async () => {
+      await writeTree(source, {'A.txt': 'upper', 'a.txt': 'lower'})
+      const error = await expectRejected('a.txt', 'case-collision')
+      assert.equal(error.details.other, 'A.txt')
+      assert.ok(error.message.includes('A.txt'), error.message)
+    })
+
+    it('refuses two names equal after Unicode NFC', async () => {
+      await writeTree(source, {'caf\u00e9.txt': 'nfc', 'cafe\u0301.txt': 'nfd'})
+      const error = await expectRejected('caf\u00e9.txt', 'nfc-collision', 'caf')
+      assert.match(error.message, /Unicode normal forms/)
+    })
+
+    it('refuses a file whose name another path needs as a folder, case-insensitively', async () => {
+      await writeTree(source, {Docs: 'a file', 'docs/guide.md': 'x'})
+      const error = await expectRejected('docs/guide.md', 'file-directory-collision', 'Docs')
+      assert.equal(error.details.folder, 'docs')
+    })
+
+    it('refuses certificate.json at the root: only sign writes it', async () => {
+      await writeTree(source, {'certificate.json': '{}'})
+      await expectRejected('certificate.json', 'reserved-signing-name')
+    })
+  })
+
+  describe('warnings: the artifact is still written', () => {
+    it('warns source-looks-like-debug-build for bin/Debug/', async () => {
+      await writeTree(source, {'bin/Debug/net8.0/Helper.dll': 'x'})
+      const result = await pack(source, {output: path.join(work.dir, 'out.svcPlugin')})
+      const warning = result.warnings.find((w) => w.code === 'source-looks-like-debug-build')
+      assert.ok(warning, JSON.stringify(result.warnings))
+      assert.equal(warning.severity, 'warning')
+      assert.ok(result.files.some((file) => file.path === 'bin/Debug/net8.0/Helper.dll'))
+      assert.equal(typeof result.sha256, 'string')
+    })
+
+    it('does not warn source-looks-like-debug-build for a release build', async () => {
+      await writeTree(source, {'bin/Release/net8.0/Helper.dll': 'x'})
+      const result = await pack(source, {dryRun: true, output: path.join(work.dir, 'out.svcPlugin')})
+      assert.equal(result.warnings.some((w) => w.code === 'source-looks-like-debug-build'), false)
+    })
+
+    it('warns entrypoint-not-packed for a missing executable and still packs', async () => {
+      await unlink(path.join(source, 'runtimes', 'osx-arm64', 'weather-station'))
+      const result = await pack(source, {output: path.join(work.dir, 'out.svcPlugin')})
+      const warning = result.warnings.find((w) => w.code === 'entrypoint-not-packed')
+      assert.ok(warning, JSON.stringify(result.warnings))
+      assert.equal(warning.severity, 'warning')
+      assert.equal(warning.pointer, '/entrypoints/osx-arm64/executable')
+      assert.equal(result.entries, 8)
+      assert.ok(result.bytes !== null && result.bytes > 0)
+      const manifest = JSON.parse(Buffer.from(result.manifest).toString('utf8'))
+      assert.equal(manifest.entrypoints['osx-arm64'].executable, 'runtimes/osx-arm64/weather-station')
+    })
+  })
+
+  describe('the source manifest', () => {
+    it('is judged at development level: an invalid one is manifest-invalid with the report', async () => {
+      await editManifest(source, (manifest) => {
+        manifest.version = '1.4'
+        manifest.permissions = ['host:variables', 'host:variables']
+      })
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin')}))
+      assert.ok(error instanceof PackError)
+      assert.equal(error.code, 'manifest-invalid')
+      assert.ok(error.report)
+      assert.equal(error.report.valid, false)
+      assert.equal(error.report.level, 'development')
+      const errors = error.report.problems.filter((p) => p.severity === 'error').map((p) => `${p.code} ${p.pointer}`)
+      assert.deepEqual(errors.sort(), ['invalid-permission /permissions/1', 'invalid-version /version'])
+      assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
+    })
+
+    it('is not judged at package level: missing publication fields do not refuse the pack', async () => {
+      await editManifest(source, (manifest) => {
+        delete manifest.license
+        delete manifest.repository
+      })
+      const result = await pack(source, {dryRun: true, output: path.join(work.dir, 'out.svcPlugin')})
+      assert.ok(result.warnings.some((w) => w.code === 'publication-metadata-missing' && w.severity === 'warning'), JSON.stringify(result.warnings))
+    })
+
+    it('is file-not-found when manifest.json is missing', async () => {
+      await rm(path.join(source, 'manifest.json'))
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin')}))
+      assert.ok(error instanceof PackError)
+      assert.equal(error.code, 'file-not-found')
+      assert.equal(error.details.path, path.join(source, 'manifest.json'))
+    })
+
+    it('is file-not-found when the source folder does not exist', async () => {
+      const error = await rejectionOf(pack(path.join(work.dir, 'nowhere'), {output: path.join(work.dir, 'out.svcPlugin')}))
+      assert.ok(error instanceof PackError)
+      assert.equal(error.code, 'file-not-found')
+    })
+  })
+
+  describe('limits (lowered by a library caller): limit-exceeded, nothing written', () => {
+    const cases = [
+      {limits: {maxEntries: 8}, limit: 'maxEntries'},
+      {limits: {maxEntryBytes: 2000}, limit: 'maxEntryBytes'},
+      {limits: {maxTotalBytes: 3000}, limit: 'maxTotalBytes'},
+      {limits: {maxManifestBytes: 1000}, limit: 'maxManifestBytes'},
+    ] as const
+    for (const {limits, limit} of cases) {
+      it(`refuses a tree over ${limit}`, async () => {
+        const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin'), limits}))
+        assert.ok(error instanceof PackError, String(error))
+        assert.equal(error.code, 'limit-exceeded')
+        assert.equal(error.details.limit, limit)
+        if (limit === 'maxEntryBytes') assert.equal(error.details.path, 'runtimes/win-x64/WeatherStation.exe')
+        assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
+      })
+    }
+
+    it('accepts a tree exactly at maxEntries (9 entries with manifest.json)', async () => {
+      const result = await pack(source, {dryRun: true, output: path.join(work.dir, 'out.svcPlugin'), limits: {maxEntries: 9}})
+      assert.equal(result.entries, 9)
+    })
+
+    it('refuses an artifact over maxArchiveBytes once written, leaving nothing behind', async () => {
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin'), limits: {maxArchiveBytes: 1000}}))
+      assert.equal(error.code, 'limit-exceeded')
+      assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
+    })
+
+    it('refuses an artifact over a lowered maxCompressionRatio, leaving nothing behind', async () => {
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin'), limits: {maxCompressionRatio: 1.2}}))
+      assert.equal(error.code, 'limit-exceeded')
+      assert.equal(error.details.reason, 'compression-ratio')
+      assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
+    })
+  })
+})
+
+describe('pack: a source tree with nothing to refuse', () => {
+  let work: {dir: string; cleanup: () => Promise<void>}
+  after(async () => {
+    await work?.cleanup()
+  })
+
+  it('packs the example plugin without any warning but languages-recomputed', async () => {
+    work = await scratch('clean')
+    const source = await copyExample(path.join(work.dir, 'source'))
+    const result = await pack(source, {dryRun: true, output: path.join(work.dir, 'out.svcPlugin')})
+    assert.deepEqual(result.warnings.map((w) => w.code), ['languages-recomputed'])
+  })
+})

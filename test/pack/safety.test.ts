@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict'
+import {appendFileSync} from 'node:fs'
+import {chmod, mkdir, readdir, readFile, utimes, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {afterEach, beforeEach, describe, it} from 'node:test'
+import {PackError} from '../../src/pack/errors.js'
+import {pack, type PackProgress} from '../../src/pack/pack.js'
+import {copyExample, rejectionOf, scratch, sha256sum, snapshotTree, writeTree} from './support.js'
+
+describe('pack: what it writes, and what it never touches', () => {
+  let work: {dir: string; cleanup: () => Promise<void>}
+  let source: string
+  let outDir: string
+  let output: string
+  beforeEach(async () => {
+    work = await scratch('safety')
+    source = await copyExample(path.join(work.dir, 'source'))
+    outDir = path.join(work.dir, 'out')
+    await mkdir(outDir)
+    output = path.join(outDir, 'plugin.svcPlugin')
+  })
+  afterEach(async () => {
+    await work.cleanup()
+  })
+
+  describe('a dry run', () => {
+    it('writes nothing and lists every payload path with its size', async () => {
+      const result = await pack(source, {output, dryRun: true})
+      assert.equal(result.dryRun, true)
+      assert.equal(result.sha256, null)
+      assert.equal(result.bytes, null)
+      assert.equal(result.path, output)
+      assert.deepEqual(await readdir(outDir), [])
+      assert.deepEqual(result.files, [
+        {path: 'Localization/Strings.de.resx', size: 236},
+        {path: 'Localization/Strings.fr-FR.resx', size: 233},
+        {path: 'Localization/Strings.resx', size: 229},
+        {path: 'README.md', size: 226},
+        {path: 'assets/icon.png', size: 94},
+        {path: 'runtimes/linux-x64/weather-station', size: 261},
+        {path: 'runtimes/osx-arm64/weather-station', size: 261},
+        {path: 'runtimes/win-x64/WeatherStation.exe', size: 2155},
+      ])
+      assert.equal(result.entries, 9)
+    })
+
+    it('does not refuse an existing output, and leaves it alone', async () => {
+      await writeFile(output, 'previous')
+      const result = await pack(source, {output, dryRun: true})
+      assert.equal(result.dryRun, true)
+      assert.equal(await readFile(output, 'utf8'), 'previous')
+    })
+  })
+
+  describe('an existing output', () => {
+    it('is output-exists without force, and keeps its bytes', async () => {
+      await writeFile(output, 'previous artifact')
+      const error = await rejectionOf(pack(source, {output}))
+      assert.ok(error instanceof PackError)
+      assert.equal(error.code, 'output-exists')
+      assert.equal(error.details.path, output)
+      assert.equal(await readFile(output, 'utf8'), 'previous artifact')
+      assert.deepEqual(await readdir(outDir), ['plugin.svcPlugin'])
+    })
+
+    it('is replaced with force', async () => {
+      await writeFile(output, 'previous artifact')
+      const result = await pack(source, {output, force: true})
+      const bytes = await readFile(output)
+      assert.equal(bytes.length, result.bytes)
+      assert.equal(sha256sum(output), result.sha256)
+      assert.equal(bytes.subarray(0, 4).toString('hex'), '504b0304')
+      assert.deepEqual(await readdir(outDir), ['plugin.svcPlugin'])
+    })
+  })
+
+  describe('a failure while writing', () => {
+    it('leaves no temporary file beside the output when a file changes after hashing (source-changed)', async () => {
+      const changed = path.join(source, 'README.md')
+      let touched = false
+      const error = await rejectionOf(
+        pack(source, {
+          output,
+          onProgress: (progress: PackProgress) => {
+            // Once every file is hashed, and before it is written: the build is still writing.
+            if (progress.phase === 'hash' && progress.files === progress.totalFiles && !touched) {
+              touched = true
+              appendFileSync(changed, 'one more line\n')
+            }
+          },
+        }),
+      )
+      assert.ok(touched)
+      assert.equal(error.code, 'source-changed', String(error))
+      assert.deepEqual(await readdir(outDir), [])
+    })
+
+    it('leaves no temporary file beside the output when the output folder vanishes', async () => {
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'missing', 'plugin.svcPlugin')}))
+      assert.equal(error.code, 'write-failed', String(error))
+      assert.deepEqual((await readdir(work.dir)).sort(), ['out', 'source'])
+    })
+  })
+
+  it('reports progress for the hash phase and the write phase', async () => {
+    const phases = new Set<string>()
+    let last: PackProgress | undefined
+    await pack(source, {
+      output,
+      onProgress: (progress) => {
+        phases.add(progress.phase)
+        last = {...progress}
+      },
+    })
+    assert.deepEqual([...phases], ['hash', 'write'])
+    assert.equal(last?.phase, 'write')
+    assert.equal(last?.files, last?.totalFiles)
+    assert.equal(last?.bytes, last?.totalBytes)
+  })
+
+  it('never modifies the source tree: names, sizes, mtimes and modes are unchanged', async () => {
+    await writeTree(source, {'.svcpluginignore': 'scratch/\n', 'scratch/tmp.txt': 'x', '.git/HEAD': 'ref\n', 'old.svcPlugin': 'x'})
+    await chmod(path.join(source, 'README.md'), 0o600)
+    await utimes(path.join(source, 'assets'), new Date('2010-01-01T00:00:00Z'), new Date('2010-01-01T00:00:00Z'))
+    const before = await snapshotTree(source)
+    await pack(source, {output})
+    await pack(source, {output, force: true})
+    await pack(source, {output, dryRun: true})
+    await rejectionOf(pack(source, {output}))
+    // The output inside the tree is the only change allowed when it is asked for there.
+    const inside = path.join(source, 'inside.svcPlugin')
+    await pack(source, {output: inside})
+    const after = await snapshotTree(source)
+    assert.match(after['inside.svcPlugin'] ?? '', /^file /)
+    delete after['inside.svcPlugin']
+    assert.deepEqual(after, before)
+  })
+})
