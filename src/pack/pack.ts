@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {access, readFile, rename, rm} from 'node:fs/promises'
+import {access, link, readFile, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
@@ -217,11 +217,31 @@ async function writePacked(output: string, manifest: Buffer, files: readonly Has
           details: {limit: 'maxArchiveBytes', value: written.bytes},
         })
       }
-      await rename(staged, output)
+      await moveIntoPlace(staged, output, options.force === true)
       return {...written, path: output}
     }
   } finally {
     await rm(staged, {force: true})
+  }
+}
+
+/**
+ * Moves the checked archive onto `output`. Without `force` a hard link is made, which fails when
+ * the output appeared since the up-front check: an existing file is never replaced silently.
+ */
+async function moveIntoPlace(staged: string, output: string, force: boolean): Promise<void> {
+  if (force) return rename(staged, output)
+  try {
+    await link(staged, output)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') {
+      throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {cause: error, details: {path: output}})
+    }
+    // A file system without hard links: fall back to a checked rename.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error
+    if (await exists(output)) throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
+    return rename(staged, output)
   }
 }
 

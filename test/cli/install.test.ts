@@ -36,6 +36,12 @@ function dataRoot(): string {
 
 const base = (root: string) => ['--data-root', root, '--rid', 'linux-x64']
 
+/** Runs a preparatory command that must succeed. */
+async function must(args: string[]): Promise<void> {
+  const result = await runCli(args)
+  assert.equal(result.status, 0, `svc-plugin ${args.join(' ')}: ${result.stderr}`)
+}
+
 describe('svc-plugin install', () => {
   it('refuses an unsigned artifact without --allow-unsigned: exit 1, unsigned-not-permitted', async () => {
     const root = dataRoot()
@@ -109,7 +115,7 @@ describe('svc-plugin install', () => {
 
   it('refuses a second install of a version (already-installed) unless --force; --no-activate keeps the active one', async () => {
     const root = dataRoot()
-    await runCli(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
     const again = await runCliJson(['install', unsignedV1, ...base(root), '--allow-unsigned'])
     assert.equal(again.status, 1)
     assert.equal(again.json.error.code, 'already-installed')
@@ -142,8 +148,8 @@ describe('svc-plugin install', () => {
 describe('svc-plugin list, activate and uninstall', () => {
   it('list prints one line per plugin, or the library result with --json', async () => {
     const root = dataRoot()
-    await runCli(['install', unsignedV1, ...base(root), '--allow-unsigned'])
-    await runCli(['install', unsignedV2, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV2, ...base(root), '--allow-unsigned'])
     const text = await runCli(['list', '--data-root', root])
     assert.equal(text.status, 0)
     assert.equal(text.stdout, 'com.example.alpha 2.0.0 [2.0.0, 1.0.0] Unsigned\n')
@@ -155,8 +161,8 @@ describe('svc-plugin list, activate and uninstall', () => {
 
   it('activate rolls back to an installed version; an unknown one exits 1 with version-not-installed', async () => {
     const root = dataRoot()
-    await runCli(['install', unsignedV1, ...base(root), '--allow-unsigned'])
-    await runCli(['install', unsignedV2, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV2, ...base(root), '--allow-unsigned'])
     const rolled = await runCli(['activate', 'com.example.alpha', '1.0.0', '--data-root', root])
     assert.equal(rolled.status, 0, rolled.stderr)
     assert.equal(rolled.stdout, 'Activated com.example.alpha 1.0.0 (was 2.0.0)\n')
@@ -168,8 +174,8 @@ describe('svc-plugin list, activate and uninstall', () => {
   it('uninstall refuses while a dependent is installed (exit 1), then --force and --purge remove everything', async () => {
     const root = dataRoot()
     const dependent = await writeArtifact(path.join(dir, 'user.svcPlugin'), {id: 'com.example.user', manifest: {dependencies: [{id: 'com.example.alpha'}]}})
-    await runCli(['install', unsignedV1, ...base(root), '--allow-unsigned'])
-    await runCli(['install', dependent, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    await must(['install', dependent, ...base(root), '--allow-unsigned'])
     const refused = await runCliJson(['uninstall', 'com.example.alpha', '--data-root', root])
     assert.equal(refused.status, 1)
     assert.equal(refused.json.error.code, 'dependency-in-use')
@@ -182,7 +188,7 @@ describe('svc-plugin list, activate and uninstall', () => {
 
   it('uninstall keeps data by default and says so; an unknown id exits 1, a malformed one exits 2', async () => {
     const root = dataRoot()
-    await runCli(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
     const kept = await runCli(['uninstall', 'com.example.alpha', '--data-root', root])
     assert.equal(kept.status, 0, kept.stderr)
     assert.equal(kept.stdout, 'Uninstalled com.example.alpha (1.0.0; data kept)\n')
@@ -196,7 +202,7 @@ describe('svc-plugin list, activate and uninstall', () => {
 describe('svc-plugin verify --installed', () => {
   it('finds a fresh signed install valid, then reports a changed file with its code (exit 1)', async () => {
     const root = dataRoot()
-    assert.equal((await runCli(['install', signedV1, ...base(root), '--trust', trustFile])).status, 0)
+    await must(['install', signedV1, ...base(root), '--trust', trustFile])
     const valid = await runCli(['verify', '--installed', 'com.example.beta', '--data-root', root, '--trust', trustFile])
     assert.equal(valid.status, 0, valid.stderr)
     assert.equal(valid.stdout, 'valid, com.example.beta 1.0.0 (Trusted)\n')

@@ -252,6 +252,7 @@ describe('pack: what is collected from the source tree (DESIGN §6)', () => {
     it('refuses an artifact over maxArchiveBytes once written, leaving nothing behind', async () => {
       const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin'), limits: {maxArchiveBytes: 1000}}))
       assert.equal(error.code, 'limit-exceeded')
+      assert.equal(error.details.reason, 'archive-too-large')
       assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
     })
 
