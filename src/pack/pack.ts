@@ -194,7 +194,7 @@ async function writePacked(output: string, manifest: Buffer, files: readonly Has
   try {
     for (;;) {
       const entries: WriterEntry[] = [
-        {name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: manifest}},
+        {name: 'manifest.json', mode: 0o644, store: store.has('manifest.json'), source: {kind: 'buffer', data: manifest}},
         ...files.map((file): WriterEntry => ({
           name: file.name,
           mode: executables.has(file.name) ? 0o755 : 0o644,

@@ -1,6 +1,7 @@
 import type {EntryDigest} from '../archive/types.js'
 import type {FileDigest} from '../model/manifest.js'
 import {chainEntryNames} from './chain.js'
+import {entryCollisionKey} from '../archive/path-policy.js'
 import {compareEntryNames} from '../archive/writer.js'
 import {problem, type VerifyProblem} from './result.js'
 
@@ -23,12 +24,18 @@ export function checkFilesMember(manifest: Record<string, unknown>): string | nu
   if (!Object.hasOwn(manifest, 'files')) return null
   const files = manifest.files
   if (!Array.isArray(files)) return '"files" must be an array'
+  const seen = new Map<string, number>()
   for (const [index, file] of files.entries()) {
     if (typeof file !== 'object' || file === null || Array.isArray(file)) return `files[${index}] must be an object`
     const {path, sha256, size} = file as Record<string, unknown>
     if (typeof path !== 'string' || path === '') return `files[${index}].path must be a non-empty string`
     if (typeof sha256 !== 'string' || !digestShape.test(sha256)) return `files[${index}].sha256 must be "sha256:" and 64 lowercase hex digits`
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return `files[${index}].size must be a non-negative integer`
+    // Two listings of one entry (or of names the archive layer treats as one) would let one of them go unchecked.
+    const key = entryCollisionKey(path)
+    const earlier = seen.get(key)
+    if (earlier !== undefined) return `files[${index}].path names the same entry as files[${earlier}].path`
+    seen.set(key, index)
   }
   return null
 }

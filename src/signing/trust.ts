@@ -1,5 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import {readFile, rm} from 'node:fs/promises'
+import {readJsonDocument} from '../manifest/json.js'
 import path from 'node:path'
 import {decodeBase64, encodeBase64} from './base64.js'
 import {rootKeyIdPattern} from './certificate.js'
@@ -48,14 +49,21 @@ function checkTrustStore(value: unknown): string | null {
   return null
 }
 
+/** Trust stores are small; a larger file is refused before it is parsed. */
+const maxTrustStoreBytes = 1024 * 1024
+
 /** Reads a trust store file; `trust-store-unreadable` when it is missing, not JSON or not a trust store. */
 export async function readTrustStore(file: string): Promise<TrustStore> {
-  let value: unknown
+  let bytes: Buffer
   try {
-    value = JSON.parse(await readFile(file, 'utf8'))
+    bytes = await readFile(file)
   } catch (error) {
     throw new SigningError('trust-store-unreadable', `Cannot read the trust store ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
   }
+  // Strict JSON like every other signed input: no duplicate keys, comments or BOM.
+  const document = readJsonDocument(bytes, {maxBytes: maxTrustStoreBytes})
+  if (!document.ok) throw new SigningError('trust-store-unreadable', `${file} is not a trust store: ${document.diagnostic.message}`, {details: {path: file}})
+  const value: unknown = document.value
   try {
     return parseTrustStore(value)
   } catch (error) {
