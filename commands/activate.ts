@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {activate} from '../src/install/activate.js'
 import {BaseCommand} from './base.js'
 
+/** `svc-plugin activate <id> <version>`: the library `activate` (rollback). */
 export default class Activate extends BaseCommand<typeof Activate> {
   static override summary = 'Make an installed version the active one (rollback).'
   static override description = `Re-reads the version's manifest and switches current.json to it atomically. A version admitted unsigned cannot be activated once the plugin was installed Trusted.

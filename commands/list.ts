@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {listInstalled} from '../src/install/installed.js'
 import {BaseCommand} from './base.js'
 
+/** `svc-plugin list`: the library `listInstalled`. */
 export default class List extends BaseCommand<typeof List> {
   static override summary = 'List the installed plugins.'
   static override description = `One line per plugin: id, active version (- when none), every installed version, and the trust it was admitted with.

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {uninstall} from '../src/install/uninstall.js'
 import {BaseCommand} from './base.js'
 
+/** `svc-plugin uninstall <id>`: the library `uninstall` behind flags. */
 export default class Uninstall extends BaseCommand<typeof Uninstall> {
   static override summary = 'Uninstall every version of a plugin.'
   static override description = `Deactivates the plugin, then removes all its versions. Its data directory and trust record stay (so a plugin once installed Trusted still needs a signed artifact next time) unless --purge. Refused while another installed plugin depends on it, unless --force.

@@ -1,8 +1,7 @@
-import {stat} from 'node:fs/promises'
 import {resolveEntrypoint} from '../model/entrypoint.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
 import {readCurrentVersion, writeCurrentVersion} from './current.js'
-import {hasErrno} from './durable.js'
+import {isDirectory} from './durable.js'
 import {InstallError, asInstallError} from './errors.js'
 import {readInstalledManifest} from './installed-manifest.js'
 import {assertPluginId, assertVersion, pluginPaths, versionDir} from './layout.js'
@@ -45,11 +44,7 @@ export async function activate(dataRoot: string, id: string, version: string, op
 
 /** Throws `not-installed` when no version of the plugin is installed, `version-not-installed` when this one is not. */
 export async function assertVersionInstalled(versionsDir: string, dir: string, id: string, version: string): Promise<void> {
-  try {
-    if ((await stat(dir)).isDirectory()) return
-  } catch (error) {
-    if (!hasErrno(error, 'ENOENT', 'ENOTDIR')) throw error
-  }
+  if (await isDirectory(dir)) return
   const installed = await installedVersionNames(versionsDir)
   if (installed.length === 0) throw new InstallError('not-installed', `${id} is not installed.`, {details: {id}})
   throw new InstallError('version-not-installed', `${id} ${version} is not installed.`, {details: {id, version, installed}})

@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {open, rename, rm, unlink} from 'node:fs/promises'
+import {open, rename, rm, stat, unlink} from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -58,4 +58,23 @@ export async function unlinkDurably(file: string): Promise<void> {
 /** True for a Node error with one of these errno codes. */
 export function hasErrno(error: unknown, ...codes: string[]): boolean {
   return typeof error === 'object' && error !== null && codes.includes((error as NodeJS.ErrnoException).code ?? '')
+}
+
+/** True when something exists at `target` (a missing parent, or a file where a directory is expected, is no). */
+export async function pathExists(target: string): Promise<boolean> {
+  return (await statOrNull(target)) !== null
+}
+
+/** True when `target` is a directory. */
+export async function isDirectory(target: string): Promise<boolean> {
+  return (await statOrNull(target))?.isDirectory() === true
+}
+
+async function statOrNull(target: string): Promise<import('node:fs').Stats | null> {
+  try {
+    return await stat(target)
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  }
 }

@@ -151,27 +151,25 @@ async function writeEntry(
   preloaded: Uint8Array | undefined,
   progress: EntryProgress,
 ): Promise<EntryDigest> {
-  const hash = createHash('sha256')
-  let size = 0
+  let digest: EntryDigest | null = null
   const handle = await open(file, createFlags, mode)
   try {
     // The umask may have narrowed the creation mode; DESIGN §8 wants exactly 0755 for the entrypoint, 0644 else.
     await handle.chmod(mode)
     if (preloaded !== undefined) {
-      hash.update(preloaded)
-      size = preloaded.byteLength
       await handle.writeFile(preloaded)
-      await progress(entry.name, size, false)
+      digest = {size: preloaded.byteLength, sha256: `sha256:${createHash('sha256').update(preloaded).digest('hex')}`}
+      await progress(entry.name, preloaded.byteLength, false)
     } else {
       const stream = await archive.openEntry(entry)
       try {
-        // One chunk at a time: memory stays bounded whatever the entry's size.
+        // One chunk at a time: memory stays bounded whatever the entry's size. The verified stream
+        // hashes as it inflates, so the bytes written are hashed exactly once.
         for await (const chunk of stream as AsyncIterable<Buffer>) {
-          hash.update(chunk)
-          size += chunk.byteLength
           await writeFully(handle, chunk)
           await progress(entry.name, chunk.byteLength, false)
         }
+        digest = stream.digest
       } finally {
         stream.destroy()
       }
@@ -180,8 +178,9 @@ async function writeEntry(
   } finally {
     await handle.close()
   }
+  if (digest === null) throw new InstallError('io-error', `${entry.name} ended without a digest.`, {details: {entry: entry.name}})
   await progress(entry.name, 0, true)
-  return {size, sha256: `sha256:${hash.digest('hex')}`}
+  return digest
 }
 
 async function writeFully(handle: import('node:fs/promises').FileHandle, chunk: Buffer): Promise<void> {

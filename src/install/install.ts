@@ -1,4 +1,4 @@
-import {open, readFile, stat} from 'node:fs/promises'
+import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
@@ -14,7 +14,7 @@ import {hostRid as currentHostRid} from '../model/rid.js'
 import {admit, verifySignature} from './admission.js'
 import {checkCompatibility, defaultProtocolRange, developmentHostVersion, type HostCompatibility} from './compatibility.js'
 import {readCurrentVersion} from './current.js'
-import {hasErrno} from './durable.js'
+import {isDirectory, pathExists} from './durable.js'
 import {InstallError, asInstallError} from './errors.js'
 import {extractArchive} from './extract.js'
 import {checkFileDigests} from './file-check.js'
@@ -147,7 +147,7 @@ export async function install(artifact: string, options: InstallOptions): Promis
         }
       } finally {
         // Past the commit point a failed step leaves the journal and its staged tree for the next operation.
-        if (!committed || !(await hasPendingTransaction(paths.transaction))) await staging.remove()
+        if (!committed || !(await pathExists(paths.transaction))) await staging.remove()
       }
     })
   } catch (error) {
@@ -259,22 +259,4 @@ async function readStagedFile(root: string, name: string, digests: ReadonlyMap<s
   const digest = digests.get(name)
   if (digest === undefined || !isUnlistedEntry(name) || digest.size > maxBytes) return null
   return readFile(path.join(root, ...name.split('/')))
-}
-
-async function isDirectory(target: string): Promise<boolean> {
-  try {
-    return (await stat(target)).isDirectory()
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return false
-    throw error
-  }
-}
-
-async function hasPendingTransaction(file: string): Promise<boolean> {
-  try {
-    await (await open(file, 'r')).close()
-    return true
-  } catch {
-    return false
-  }
 }

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type {Manifest} from '../model/manifest.js'
 import {isPluginId} from '../model/plugin-id.js'
 import {readCurrentVersion} from './current.js'
-import {hasErrno} from './durable.js'
+import {hasErrno, pathExists} from './durable.js'
 import {pluginPaths, pluginsRoot, versionDir} from './layout.js'
 import {sortVersionsDescending} from './prune.js'
 import {installedVersionNames} from './transaction.js'
@@ -64,7 +64,7 @@ export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]
   for (const id of await installedPluginIds(dataRoot)) {
     const paths = pluginPaths(dataRoot, id)
     const versions = sortVersionsDescending(await installedVersionNames(paths.versions))
-    const pending = await fileExists(paths.transaction)
+    const pending = await pathExists(paths.transaction)
     if (versions.length === 0 && !pending) continue
     const current = await readCurrentVersion(paths.current)
     const activeVersion = current !== null && versions.includes(current) ? current : null
@@ -113,15 +113,5 @@ async function readManifestLoosely(dir: string): Promise<Manifest | null> {
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Manifest) : null
   } catch {
     return null
-  }
-}
-
-async function fileExists(file: string): Promise<boolean> {
-  try {
-    await stat(file)
-    return true
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return false
-    throw error
   }
 }

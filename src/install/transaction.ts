@@ -1,8 +1,8 @@
-import {mkdir, readFile, readdir, rename, stat} from 'node:fs/promises'
+import {mkdir, readFile, readdir, rename} from 'node:fs/promises'
 import path from 'node:path'
 import {isSemVer} from '../model/semver.js'
 import {readCurrentVersion, writeCurrentVersion} from './current.js'
-import {fsyncDirectory, hasErrno, unlinkDurably, writeFileAtomic} from './durable.js'
+import {fsyncDirectory, hasErrno, pathExists, unlinkDurably, writeFileAtomic} from './durable.js'
 import {readInstalledManifest} from './installed-manifest.js'
 import {pluginPaths, stagingRoot, versionDir} from './layout.js'
 import {selectPrunable} from './prune.js'
@@ -75,16 +75,6 @@ function parseTransaction(text: string, id: string): InstallTransaction | null {
   }
 }
 
-async function exists(target: string): Promise<boolean> {
-  try {
-    await stat(target)
-    return true
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return false
-    throw error
-  }
-}
-
 /**
  * Carries a journalled install to its end (DESIGN §8, after the checks): rename the staged tree into
  * `versions/<version>` (moving a forced install's old tree aside first), re-read the installed manifest,
@@ -101,24 +91,24 @@ export async function applyTransaction(
   const staging = stagingAt(stagingRoot(dataRoot), transaction.staging)
   const replaced = path.join(staging.dir, 'replaced')
 
-  if (await exists(staging.content)) {
+  if (await pathExists(staging.content)) {
     try {
       await mkdir(paths.versions, {recursive: true})
-      if (await exists(target)) await rename(target, replaced)
+      if (await pathExists(target)) await rename(target, replaced)
       // The commit of the tree: one rename, so `versions/` never holds a partial version.
       await rename(staging.content, target)
     } catch (error) {
       // Refused before anything was promoted (a directory that cannot be written): back to the old state.
-      if (!(await exists(target)) && (await exists(replaced))) await rename(replaced, target)
+      if (!(await pathExists(target)) && (await pathExists(replaced))) await rename(replaced, target)
       await unlinkDurably(paths.transaction)
       throw error
     }
     await fsyncDirectory(paths.versions)
     await fsyncDirectory(paths.root)
     await onStep('promoted')
-  } else if (!(await exists(target))) {
+  } else if (!(await pathExists(target))) {
     // Nothing staged and nothing promoted: the journal outlived its tree; put back what it replaced.
-    if (await exists(replaced)) await rename(replaced, target)
+    if (await pathExists(replaced)) await rename(replaced, target)
     await unlinkDurably(paths.transaction)
     return {applied: false, pruned: []}
   }
@@ -128,7 +118,7 @@ export async function applyTransaction(
   } catch (error) {
     // The same bytes passed before the rename; failing now means the disk changed under us. Undo.
     await discard(dataRoot, id, target)
-    if (await exists(replaced)) await rename(replaced, target)
+    if (await pathExists(replaced)) await rename(replaced, target)
     await unlinkDurably(paths.transaction)
     throw error
   }
