@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {activate} from '../src/install/activate.js'
 import {BaseCommand} from './base.js'
 
 /** `svc-plugin activate <id> <version>`: the library `activate` (rollback). */
@@ -21,6 +20,7 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
   }
 
   async run(): Promise<void> {
+    const {activate} = await import('../src/install/activate.js')
     const {id, version} = this.args
     const result = await activate(this.flags['data-root'], id, version)
     if (this.flags.json) {

@@ -1,6 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {inspect, type Inspection} from '../src/inspect/inspect.js'
-import {artifactDigestOf} from '../src/signing/artifact-digest.js'
+import type {Inspection} from '../src/inspect/inspect.js'
 import {BaseCommand} from './base.js'
 
 export default class Inspect extends BaseCommand<typeof Inspect> {
@@ -20,6 +19,8 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
   }
 
   async run(): Promise<void> {
+    const {inspect} = await import('../src/inspect/inspect.js')
+    const {artifactDigestOf} = await import('../src/signing/artifact-digest.js')
     const inspection = await inspect(this.args.subject)
     const digest = this.flags['show-digest'] && inspection.subject.kind === 'artifact' ? await artifactDigestOf(this.args.subject) : null
     if (this.flags.json) {

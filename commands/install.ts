@@ -1,9 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {install} from '../src/install/install.js'
 import {versionDir} from '../src/install/layout.js'
 import type {InstallWarning} from '../src/install/warnings.js'
-import {readRevocationList} from '../src/signing/revocation-files.js'
-import {readTrustStore} from '../src/signing/trust.js'
 import {BaseCommand} from './base.js'
 import {formatBytes, progressBar} from './progress.js'
 
@@ -65,6 +62,9 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   }
 
   async run(): Promise<void> {
+    const {install} = await import('../src/install/install.js')
+    const {readRevocationList} = await import('../src/signing/revocation-files.js')
+    const {readTrustStore} = await import('../src/signing/trust.js')
     const {artifact} = this.args
     const {rid, protocol, trust, revocations, force, activate, retain, json, quiet} = this.flags
     const dataRoot = this.flags['data-root']

@@ -1,5 +1,4 @@
 import {Flags} from '@oclif/core'
-import {listInstalled} from '../src/install/installed.js'
 import {BaseCommand} from './base.js'
 
 /** `svc-plugin list`: the library `listInstalled`. */
@@ -16,6 +15,7 @@ Exit status: 0, 2 usage error.`
   }
 
   async run(): Promise<void> {
+    const {listInstalled} = await import('../src/install/installed.js')
     const plugins = await listInstalled(this.flags['data-root'])
     if (this.flags.json) {
       this.outJson(plugins)

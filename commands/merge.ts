@@ -1,6 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {MergeError} from '../src/merge/errors.js'
-import {merge} from '../src/merge/merge.js'
 import {renderText} from '../src/report/text.js'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
@@ -31,6 +29,8 @@ Exit status: 0 merged, 1 the inputs were refused, 2 usage error (fewer than two 
   }
 
   async run(): Promise<void> {
+    const {MergeError} = await import('../src/merge/errors.js')
+    const {merge} = await import('../src/merge/merge.js')
     const {output, force, json} = this.flags
     try {
       const result = await merge(this.positionals, {output, force})

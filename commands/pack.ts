@@ -1,9 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {pack, type PackProgress} from '../src/pack/pack.js'
-import {PackError} from '../src/pack/errors.js'
+import type {PackProgress} from '../src/pack/pack.js'
 import {renderText} from '../src/report/text.js'
-import {computeArtifactDigest} from '../src/signing/digest.js'
-import {unsignedManifestOf} from '../src/signing/trailer.js'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
 import {formatBytes, progressBar} from './progress.js'
@@ -36,6 +33,10 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
   }
 
   async run(): Promise<void> {
+    const {pack} = await import('../src/pack/pack.js')
+    const {PackError} = await import('../src/pack/errors.js')
+    const {computeArtifactDigest} = await import('../src/signing/digest.js')
+    const {unsignedManifestOf} = await import('../src/signing/trailer.js')
     const {source} = this.args
     const {output, force, json, quiet} = this.flags
     const dryRun = this.flags['dry-run']

@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {signArtifactFiles} from '../src/signing/sign-artifact.js'
 import {BaseCommand} from './base.js'
 
 export default class Sign extends BaseCommand<typeof Sign> {
@@ -26,6 +25,7 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
   }
 
   async run(): Promise<void> {
+    const {signArtifactFiles} = await import('../src/signing/sign-artifact.js')
     const {artifact} = this.args
     const {
       output,

@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {uninstall} from '../src/install/uninstall.js'
 import {BaseCommand} from './base.js'
 
 /** `svc-plugin uninstall <id>`: the library `uninstall` behind flags. */
@@ -25,6 +24,7 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
   }
 
   async run(): Promise<void> {
+    const {uninstall} = await import('../src/install/uninstall.js')
     const {id} = this.args
     const {force, purge, json} = this.flags
     const result = await uninstall(this.flags['data-root'], id, {force, purge})

@@ -1,6 +1,5 @@
 import {Args, Flags} from '@oclif/core'
 import {levels} from '../src/manifest/levels.js'
-import {validatePath} from '../src/manifest/validate.js'
 import {colorEnabled} from '../src/report/color.js'
 import {renderReport, reportFormats} from '../src/report/render.js'
 import {BaseCommand} from './base.js'
@@ -44,6 +43,7 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
   }
 
   async run(): Promise<void> {
+    const {validatePath} = await import('../src/manifest/validate.js')
     const {PATH} = this.args
     const {manifest, directory, artifact, level, format: formatFlag, json, quiet} = this.flags
     if (json && formatFlag !== undefined && formatFlag !== 'json') this.error(`--json conflicts with --format ${formatFlag}.`, {exit: ExitCode.usage})

@@ -1,6 +1,5 @@
 import {Flags} from '@oclif/core'
 import {keyUsages, subjectKinds} from '../../src/signing/certificate.js'
-import {issueCertificateFiles} from '../../src/signing/certificate-files.js'
 import {BaseCommand} from '../base.js'
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
@@ -31,6 +30,7 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
   }
 
   async run(): Promise<void> {
+    const {issueCertificateFiles} = await import('../../src/signing/certificate-files.js')
     const {usage, output, json} = this.flags
     const {
       'root-key': rootKeyFile,

@@ -10,7 +10,6 @@ import {levelIncludes} from './levels.js'
 import type {Level} from './levels.js'
 import type {SubjectKind, ValidationReport} from './report.js'
 import {member} from './rules/values.js'
-import {validateArtifact} from './validate-artifact.js'
 
 export type {ValidateManifestOptions} from './engine.js'
 
@@ -69,6 +68,8 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   const kind = selected[0] === undefined ? 'manifest' : selected[0] === 'path' ? await detectKind(path.resolve(cwd, subject.path as string), subject.path as string) : selected[0]
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
   if (kind === 'artifact') {
+    // Loaded on demand: the archive layer is not needed to judge a manifest or a folder.
+    const {validateArtifact} = await import('./validate-artifact.js')
     return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given})
   }
   const level = options.level ?? 'development'
