@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     run(['verify', 'weather-1.4.2.signed.svcPlugin', '--trust', 'root/trust.json'])
 
     heading('6. Install into a host data root, and list')
-    run(['install', 'weather-1.4.2.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64'])
+    run(['install', 'weather-1.4.2.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0'])
     run(['list', '--data-root', 'host'])
 
     heading('7. A tampered copy is refused by verify and by install')
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
     run(['pack', 'weather-1.5.0-src', '--output', 'weather-1.5.0.svcPlugin'])
     run(['sign', 'weather-1.5.0.svcPlugin', ...signArgs, '--output', 'weather-1.5.0.signed.svcPlugin'])
-    run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64'])
+    run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0'])
     run(['list', '--data-root', 'host'])
 
     heading('9. Roll back: activate the previous version')

@@ -1,6 +1,5 @@
-import {readFile} from 'node:fs/promises'
 import {isSemVer} from '../model/semver.js'
-import {hasErrno, unlinkDurably, writeFileAtomic} from './durable.js'
+import {readTextOrNull, unlinkDurably, writeFileAtomic} from '../durable.js'
 
 /**
  * The active version named by `current.json`, or null when there is none. A file that does not parse or
@@ -8,13 +7,8 @@ import {hasErrno, unlinkDurably, writeFileAtomic} from './durable.js'
  * atomically (DESIGN §8).
  */
 export async function readCurrentVersion(currentFile: string): Promise<string | null> {
-  let text: string
-  try {
-    text = await readFile(currentFile, 'utf8')
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
-    throw error
-  }
+  const text = await readTextOrNull(currentFile)
+  if (text === null) return null
   try {
     const value: unknown = JSON.parse(text)
     const version = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['version'] : undefined

@@ -3,7 +3,7 @@ import {link, mkdir, open, readFile, rename, unlink} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {hasErrno} from './durable.js'
+import {hasErrno} from '../durable.js'
 import {InstallError} from './errors.js'
 
 /** How long an operation waits for another one on the same plugin before `lock-timeout`, by default. */

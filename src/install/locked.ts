@@ -1,6 +1,6 @@
 import {readdir, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
-import {hasErrno} from './durable.js'
+import {hasErrno} from '../durable.js'
 import {InstallError} from './errors.js'
 import {pluginPaths, stagingRoot} from './layout.js'
 import {acquireLock, isProcessAlive} from './lock.js'

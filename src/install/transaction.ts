@@ -1,8 +1,8 @@
-import {mkdir, readFile, readdir, rename} from 'node:fs/promises'
+import {mkdir, readdir, rename} from 'node:fs/promises'
 import path from 'node:path'
 import {isSemVer} from '../model/semver.js'
 import {readCurrentVersion, writeCurrentVersion} from './current.js'
-import {fsyncDirectory, hasErrno, pathExists, unlinkDurably, writeFileAtomic} from './durable.js'
+import {fsyncDirectory, hasErrno, pathExists, readTextOrNull, unlinkDurably, writeFileAtomic} from '../durable.js'
 import {readInstalledManifest} from './installed-manifest.js'
 import {pluginPaths, stagingRoot, versionDir} from './layout.js'
 import {selectPrunable} from './prune.js'
@@ -49,13 +49,8 @@ export async function writeTransaction(dataRoot: string, id: string, transaction
  */
 export async function readTransaction(dataRoot: string, id: string, options: {drop?: boolean} = {}): Promise<InstallTransaction | null> {
   const file = pluginPaths(dataRoot, id).transaction
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
-    throw error
-  }
+  const text = await readTextOrNull(file)
+  if (text === null) return null
   const transaction = parseTransaction(text, id)
   if (transaction === null && options.drop === true) await unlinkDurably(file)
   return transaction

@@ -1,5 +1,4 @@
-import {readFile} from 'node:fs/promises'
-import {hasErrno, writeFileAtomic} from './durable.js'
+import {readTextOrNull, writeFileAtomic} from '../durable.js'
 import {InstallError} from './errors.js'
 
 /** The verdicts an install can admit: Trusted, or Unsigned when the caller allowed it. */
@@ -32,13 +31,8 @@ const rank: Record<AdmittedVerdict, number> = {Unsigned: 0, Trusted: 1}
  * closed: it is taken as Trusted with no versions, so that tampering with it can never lower the bar.
  */
 export async function readTrustRecord(file: string): Promise<TrustRecord | null> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
-    throw error
-  }
+  const text = await readTextOrNull(file)
+  if (text === null) return null
   return parseTrustRecord(text) ?? {verdict: 'Trusted', certificateId: null, versions: {}}
 }
 

@@ -1,5 +1,6 @@
-import {access, mkdir} from 'node:fs/promises'
+import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
+import {pathExists} from '../durable.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
@@ -58,7 +59,7 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
   }
   const limits = resolveLimits(options.limits)
   const output = path.resolve(options.output)
-  if (!options.force && (await exists(output))) {
+  if (!options.force && (await pathExists(output))) {
     throw new MergeError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
   }
 
@@ -119,14 +120,5 @@ function checkMergedManifest(manifestBytes: Uint8Array, planned: readonly Planne
       details: {input: null, codes},
       report,
     })
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file)
-    return true
-  } catch {
-    return false
   }
 }

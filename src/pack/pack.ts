@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto'
-import {access, link, readFile, rename, rm} from 'node:fs/promises'
+import {link, readFile, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
+import {pathExists} from '../durable.js'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
@@ -77,7 +78,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   }
   const manifest = JSON.parse(Buffer.from(sourceBytes).toString('utf8')) as Manifest
   const output = path.resolve(options.cwd ?? process.cwd(), options.output ?? `${manifest.id}-${manifest.version}.svcPlugin`)
-  if (!options.dryRun && !options.force && (await exists(output))) {
+  if (!options.dryRun && !options.force && (await pathExists(output))) {
     throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
   }
 
@@ -240,7 +241,7 @@ async function moveIntoPlace(staged: string, output: string, force: boolean): Pr
     }
     // A file system without hard links: fall back to a checked rename.
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error
-    if (await exists(output)) throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
+    if (await pathExists(output)) throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
     return rename(staged, output)
   }
 }
@@ -251,14 +252,5 @@ async function entriesThatGrew(file: string): Promise<string[]> {
     return archive.entries.filter((entry) => entry.method === 8 && entry.compressedSize >= entry.uncompressedSize).map((entry) => entry.name)
   } finally {
     await archive.close()
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file)
-    return true
-  } catch {
-    return false
   }
 }

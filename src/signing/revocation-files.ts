@@ -1,6 +1,6 @@
 import {link, open, readFile, rename, rm, stat} from 'node:fs/promises'
 import path from 'node:path'
-import {fsyncDirectory, temporarySibling} from '../install/durable.js'
+import {fsyncDirectory, temporarySibling} from '../durable.js'
 import {RevocationError} from './revocation-errors.js'
 import {maxRevocationListBytes, type RevocationList} from './revocation-list.js'
 

@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {open, rename, rm, stat, unlink} from 'node:fs/promises'
+import {open, readFile, rename, rm, stat, unlink} from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -73,6 +73,16 @@ export async function isDirectory(target: string): Promise<boolean> {
 async function statOrNull(target: string): Promise<import('node:fs').Stats | null> {
   try {
     return await stat(target)
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  }
+}
+
+/** A file's UTF-8 text, or null when it does not exist (a missing parent counts as missing). */
+export async function readTextOrNull(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8')
   } catch (error) {
     if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
     throw error
