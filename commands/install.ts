@@ -50,7 +50,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     'data-root': Flags.string({description: 'The host data directory (plugins live under <dir>/plugins).', required: true, helpValue: '<dir>'}),
     rid: Flags.string({description: 'The host runtime identifier (default: this machine, e.g. linux-x64).'}),
     'host-version': Flags.string({description: 'The host version checked against compatibility.svc (default 0.0.0-dev: not checked).'}),
-    protocol: protocolFlag({default: {minimum: 1, maximum: 3}}),
+    protocol: protocolFlag({default: {minimum: 1, maximum: 3}, defaultHelp: async () => '1-3'}),
     trust: Flags.string({description: 'Trust store file: the roots a signature must chain to.', helpValue: '<file>'}),
     'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
     revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
