@@ -1,8 +1,5 @@
 import {Args, Flags} from '@oclif/core'
 import type {VerificationResult} from '../src/signing/result.js'
-import {verifyArtifactFile} from '../src/signing/verify-artifact.js'
-import {verifyInstalled} from '../src/install/verify-installed.js'
-import {readTrustStore} from '../src/signing/trust.js'
 import {BaseCommand} from './base.js'
 import {ExitCode, exitCodeForProblem} from './exit-codes.js'
 
@@ -38,6 +35,7 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   }
 
   async run(): Promise<void> {
+    const {verifyArtifactFile} = await import('../src/signing/verify-artifact.js')
     const {artifact} = this.args
     if (this.flags.installed !== undefined) return this.verifyInstalledPlugin(this.flags.installed)
     if (artifact === undefined) this.error('Name the artifact to verify, or --installed <id> with --data-root.', {exit: 2})
@@ -57,6 +55,8 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
 
   /** `--installed <id>`: re-checks an installed version (DESIGN §8 `verifyInstalled`) instead of an artifact. */
   private async verifyInstalledPlugin(id: string): Promise<void> {
+    const {verifyInstalled} = await import('../src/install/verify-installed.js')
+    const {readTrustStore} = await import('../src/signing/trust.js')
     const {version, trust, json} = this.flags
     const result = await verifyInstalled(this.flags['data-root'] as string, id, version, {trust: await readTrustStore(trust)})
     for (const item of result.warnings) this.note(`warning ${item.code}: ${item.message}`)

@@ -10,6 +10,10 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {openArchive} from '../src/archive/reader.js'
 import {validateManifest} from '../src/manifest/validate.js'
+import {issueCertificate} from '../src/signing/certificate.js'
+import {generateKeyPair} from '../src/signing/ed25519.js'
+import {signArtifact} from '../src/signing/sign-artifact.js'
+import {createRoot} from '../src/signing/trust.js'
 import {makeHostileArchives} from './make-hostile-archives.js'
 import {ensureBenchTree} from './bench/tree.js'
 import {measure, measureShell, median, type Measurement} from './bench/measure.js'
@@ -88,6 +92,73 @@ async function benchPack(tree: string, work: string): Promise<string> {
   return ours
 }
 
+/** Signs the packed benchmark artifact with a fresh root and package certificate; returns the trust store file. */
+async function signBenchArtifact(packed: string, signed: string, work: string): Promise<string> {
+  const root = createRoot('root_bench')
+  const publisher = generateKeyPair()
+  const now = new Date()
+  const issued = issueCertificate({
+    subject: {kind: 'organization', id: 'com.example', name: 'Example Labs'},
+    subjectPublicKey: publisher.publicKey,
+    keyUsage: 'package',
+    notBefore: new Date(now.getTime() - 3_600_000),
+    notAfter: new Date(now.getTime() + 86_400_000),
+    signerPrivateKey: root.keyPair.privateKey,
+    rootKeyId: root.rootKeyId,
+  })
+  await rm(signed, {force: true})
+  await signArtifact({artifact: packed, output: signed, privateKey: publisher.privateKey, certificate: {json: issued.certificateJson, sig: issued.certificateSig}})
+  const trustFile = path.join(work, 'trust.json')
+  await writeFile(trustFile, `${JSON.stringify(root.trustStore)}\n`)
+  return trustFile
+}
+
+async function benchVerify(signed: string, trustFile: string, tree: string): Promise<void> {
+  log('verify: svc-plugin verify vs sha256sum over the same files, alternating')
+  const result = alternate(
+    () => measure(process.execPath, [cli, 'verify', signed, '--trust', trustFile, '--quiet'], repoRoot),
+    () => measureShell('find . -type f -print0 | xargs -0 sha256sum > /dev/null', tree),
+  )
+  const ratio = result.ours.medianSeconds / result.theirs.medianSeconds
+  results.verify = {...result, ratio: Number(ratio.toFixed(2))}
+  rows.push({
+    task: 'verify vs sha256sum',
+    ours: `${result.ours.medianSeconds.toFixed(2)} s, ${result.ours.peakRssMiB.toFixed(0)} MiB`,
+    theirs: `${result.theirs.medianSeconds.toFixed(2)} s, ${result.theirs.peakRssMiB.toFixed(0)} MiB`,
+    ratio: `${ratio.toFixed(2)}× the time`,
+    target: '≤ 1.2×',
+  })
+}
+
+async function benchInstall(signed: string, trustFile: string, work: string): Promise<void> {
+  log('install: svc-plugin install vs unzip -q && sha256sum -c, alternating')
+  const oursRoot = path.join(work, 'host')
+  const theirsDir = path.join(work, 'unzipped')
+  // The checksum list unzip's output is checked against: files[] of the packed manifest.
+  const archive = await openArchive(signed)
+  const manifest = JSON.parse((await archive.readEntry(archive.get('manifest.json')!)).toString('utf8')) as {files: {path: string; sha256: string}[]}
+  await archive.close()
+  const sums = path.join(work, 'files.sha256')
+  await writeFile(sums, manifest.files.map((file) => `${file.sha256.slice(7)}  ${file.path}`).join('\n') + '\n')
+  const result = alternate(
+    () => measure(process.execPath, [cli, 'install', signed, '--data-root', oursRoot, '--trust', trustFile, '--rid', 'linux-x64', '--quiet'], work),
+    () => measureShell(`mkdir -p ${theirsDir} && unzip -q ${signed} -d ${theirsDir} && cd ${theirsDir} && sha256sum -c --quiet ${sums}`, work),
+    () => {
+      rmSync(oursRoot, {recursive: true, force: true})
+      rmSync(theirsDir, {recursive: true, force: true})
+    },
+  )
+  const ratio = result.ours.medianSeconds / result.theirs.medianSeconds
+  results.install = {...result, ratio: Number(ratio.toFixed(2))}
+  rows.push({
+    task: 'install vs unzip + sha256sum -c',
+    ours: `${result.ours.medianSeconds.toFixed(2)} s, ${result.ours.peakRssMiB.toFixed(0)} MiB`,
+    theirs: `${result.theirs.medianSeconds.toFixed(2)} s, ${result.theirs.peakRssMiB.toFixed(0)} MiB`,
+    ratio: `${ratio.toFixed(2)}× the time`,
+    target: '≤ 1.0×, < 150 MiB',
+  })
+}
+
 async function benchBombs(work: string): Promise<void> {
   log('hostile archives: time to refusal')
   const dir = path.join(work, 'hostile')
@@ -124,11 +195,14 @@ async function main(): Promise<void> {
   log(`tree: ${tree.files} files, ${(tree.bytes / 1048576).toFixed(0)} MiB`)
   results.tree = tree
   await benchValidate(path.join(repoRoot, 'fixtures', 'example-plugin', 'manifest.json'))
-  await benchPack(tree.root, work)
+  const packed = await benchPack(tree.root, work)
+  const signed = path.join(work, 'signed.svcPlugin')
+  const trustFile = await signBenchArtifact(packed, signed, work)
+  await benchVerify(signed, trustFile, tree.root)
+  await benchInstall(signed, trustFile, work)
   await benchBombs(work)
-  void measureShell
   await writeFile(path.join(benchDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
-  const widths = [28, 24, 24, 16, 26]
+  const widths = [32, 22, 22, 18, 26]
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' ')
   process.stdout.write(`${line(['task', 'svc-plugin', 'standard tool', 'ratio', 'target'])}\n`)
   for (const row of rows) process.stdout.write(`${line([row.task, row.ours, row.theirs, row.ratio, row.target])}\n`)

@@ -1,6 +1,5 @@
 import {Flags} from '@oclif/core'
 import {revocationReasons} from '../../src/signing/revocation-list.js'
-import {revokeInFile} from '../../src/signing/revocation-update.js'
 import {BaseCommand} from '../base.js'
 
 export default class CertRevoke extends BaseCommand<typeof CertRevoke> {
@@ -36,6 +35,7 @@ Exit status: 0 revoked, 1 refused (already revoked, the list does not verify und
   }
 
   async run(): Promise<void> {
+    const {revokeInFile} = await import('../../src/signing/revocation-update.js')
     const {
       list: listFile,
       reason,

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 import {colorEnabled} from '../../src/report/color.js'
 import {renderUploadText} from '../../src/store/render.js'
 import type {UploadReport} from '../../src/store/report.js'
-import {verifyUploadFiles} from '../../src/store/verify-upload.js'
 import {BaseCommand} from '../base.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 
@@ -33,6 +32,7 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   }
 
   async run(): Promise<void> {
+    const {verifyUploadFiles} = await import('../../src/store/verify-upload.js')
     const {artifact} = this.args
     const {trust, published, revocations, json, quiet, 'account-name': name, 'account-id': id, 'allow-stale-revocations': allowStaleRevocations} = this.flags
     const report = await verifyUploadFiles(artifact, {

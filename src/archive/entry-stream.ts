@@ -101,7 +101,7 @@ export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: numb
     raw.pipe(verified)
     return {stream: verified, released}
   }
-  const inflater = zlib.createInflateRaw({chunkSize: 64 * 1024})
+  const inflater = zlib.createInflateRaw({chunkSize: 256 * 1024})
   // The inflater is fed exactly compressedSize bytes; a stream that ended before consuming
   // them all hides bytes, one that wants more was cut short: both are lies about the length.
   const deflateEnd = (): ArchiveError | null =>

@@ -66,7 +66,7 @@ export class FdRangeStream extends Readable {
   #afterRead: (() => void) | null = null
 
   constructor(fd: number, options: FdRangeOptions) {
-    const chunkSize = options.chunkSize ?? 128 * 1024
+    const chunkSize = options.chunkSize ?? 512 * 1024
     super({highWaterMark: chunkSize})
     this.#fd = fd
     this.#position = options.start

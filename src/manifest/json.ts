@@ -1,7 +1,7 @@
 import {parseTree} from 'jsonc-parser'
 import type {Node, ParseError} from 'jsonc-parser'
 import type {Diagnostic} from './diagnostic.js'
-import {childPointer, escapePointerToken, parentPointer, pointerTokens} from './pointer.js'
+import {childPointer, parentPointer, pointerTokens} from './pointer.js'
 import {firstInvalidUtf8} from './utf8.js'
 
 /** The largest manifest.json any reader accepts (DESIGN §5.2), checked before a byte is parsed. */
@@ -92,7 +92,7 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes?: number}
     return malformed(`The file is not valid UTF-8: the byte sequence starting with 0x${byte} ${at(position)} (byte offset ${offset}) is ill-formed; save the file as UTF-8.`, null, position)
   }
   const lines = new LineIndex(text)
-  const tooDeep = firstOffsetDeeperThan(text, maxJsonNesting)
+  const tooDeep = mayNestDeeperThan(text, maxJsonNesting) ? firstOffsetDeeperThan(text, maxJsonNesting) : -1
   if (tooDeep !== -1) {
     // Report an earlier syntax error first: parse only the text before the nesting gets too deep.
     const earlier: ParseError[] = []
@@ -113,7 +113,7 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes?: number}
     const position = lines.position(root.offset)
     return malformed(`The top-level value is ${kindOfNode(root)} ${at(position)}; a manifest is a JSON object.`, null, position)
   }
-  const duplicate = firstDuplicateKey(root, '')
+  const duplicate = firstDuplicateKey(root)
   if (duplicate !== null) {
     const position = lines.position(duplicate.key.offset)
     const firstAt = lines.position(duplicate.first.offset)
@@ -194,29 +194,48 @@ function nodeAt(root: Node, pointer: string): Node | null {
 }
 
 /** The first property name that repeats within one object, in document order, with the member's pointer. */
-function firstDuplicateKey(node: Node, pointer: string): {key: Node; first: Node; pointer: string} | null {
-  if (node.type === 'object') {
-    const seen = new Map<string, Node>()
-    for (const property of node.children ?? []) {
-      const [key, value] = property.children ?? []
-      if (key === undefined) continue
-      const name = key.value as string
-      const earlier = seen.get(name)
-      if (earlier !== undefined) return {key, first: earlier, pointer: `${pointer}/${escapePointerToken(name)}`}
-      seen.set(name, key)
-      if (value !== undefined) {
-        const nested = firstDuplicateKey(value, childPointer(pointer, name))
+function firstDuplicateKey(root: Node): {key: Node; first: Node; pointer: string} | null {
+  // The path is kept as tokens and turned into a pointer only for the duplicate: most manifests have none.
+  const path: Array<string | number> = []
+  const pointerOf = (tokens: ReadonlyArray<string | number>): string => tokens.reduce<string>((pointer, token) => childPointer(pointer, token), '')
+  const visit = (node: Node): {key: Node; first: Node; pointer: string} | null => {
+    if (node.type === 'object') {
+      const seen = new Map<string, Node>()
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? []
+        if (key === undefined) continue
+        const name = key.value as string
+        const earlier = seen.get(name)
+        if (earlier !== undefined) return {key, first: earlier, pointer: pointerOf([...path, name])}
+        seen.set(name, key)
+        if (value !== undefined && (value.type === 'object' || value.type === 'array')) {
+          path.push(name)
+          const nested = visit(value)
+          path.pop()
+          if (nested !== null) return nested
+        }
+      }
+    } else if (node.type === 'array') {
+      const children = node.children ?? []
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i] as Node
+        if (child.type !== 'object' && child.type !== 'array') continue
+        path.push(i)
+        const nested = visit(child)
+        path.pop()
         if (nested !== null) return nested
       }
     }
-  } else if (node.type === 'array') {
-    const children = node.children ?? []
-    for (let i = 0; i < children.length; i++) {
-      const nested = firstDuplicateKey(children[i] as Node, childPointer(pointer, i))
-      if (nested !== null) return nested
-    }
+    return null
   }
-  return null
+  return visit(root)
+}
+
+/** False when the text holds too few `{` and `[` to nest deeper than `limit`: the exact scan is skipped. */
+function mayNestDeeperThan(text: string, limit: number): boolean {
+  const openers = /[[{]/g
+  for (let count = 0; openers.exec(text) !== null; ) if (++count > limit) return true
+  return false
 }
 
 /** Offset of the first `{` or `[` (outside strings) that opens nesting level `limit + 1`, or -1. */
@@ -311,17 +330,25 @@ function formatBytes(bytes: number): string {
 
 /** Line starts of a text; JSON's only line breaks are LF, CR LF and CR. */
 class LineIndex {
-  private readonly starts: number[] = [0]
+  // Built on the first lookup: a manifest without diagnostics never needs a position.
+  #starts: number[] | null = null
 
-  constructor(private readonly text: string) {
+  constructor(private readonly text: string) {}
+
+  private get starts(): number[] {
+    if (this.#starts !== null) return this.#starts
+    const starts = [0]
+    const text = this.text
     for (let i = 0; i < text.length; i++) {
       const ch = text.charCodeAt(i)
-      if (ch === 0x0a) this.starts.push(i + 1)
+      if (ch === 0x0a) starts.push(i + 1)
       else if (ch === 0x0d) {
         if (text.charCodeAt(i + 1) === 0x0a) i += 1
-        this.starts.push(i + 1)
+        starts.push(i + 1)
       }
     }
+    this.#starts = starts
+    return starts
   }
 
   /** The 1-based position of UTF-16 offset `offset`. */

@@ -2,8 +2,11 @@
 
 /** Escapes one reference token (`~` → `~0`, `/` → `~1`). */
 export function escapePointerToken(token: string): string {
-  return token.replaceAll('~', '~0').replaceAll('/', '~1')
+  // Most tokens need no escaping; this runs for every member of every manifest.
+  return needsEscape.test(token) ? token.replaceAll('~', '~0').replaceAll('/', '~1') : token
 }
+
+const needsEscape = /[~/]/
 
 /** The pointer of member `token` (a property name or an array index) of the value at `base`. */
 export function childPointer(base: string, token: string | number): string {
@@ -17,7 +20,7 @@ export function pointerTokens(pointer: string): string[] | null {
   return pointer
     .slice(1)
     .split('/')
-    .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((token) => (token.includes('~') ? token.replaceAll('~1', '/').replaceAll('~0', '~') : token))
 }
 
 /** The pointer of the value that contains the value at `pointer` (`null` for the root). */
