@@ -58,13 +58,12 @@ export interface WrittenArchive {
 
 const deflateLevel = 6
 // Files up to this size are read whole and handed to yazl's addBuffer, which deflates them on the
-// libuv thread pool: several compress in parallel, on every core, big files included (a streamed
-// entry deflates on one thread while nothing after it can be written). Larger files are streamed.
-const bufferedEntryMax = 48 * 1024 * 1024
-// Raw bytes of buffered entries read but not yet written out by yazl. While a big entry compresses,
-// the entries after it are read and compressed until this budget is spent. Measured on a 300 MB,
-// 2,000-file tree (three 40 MB files): 64 MiB keeps both cores busy with a peak RSS near <RSS>.
-const inFlightBytes = 64 * 1024 * 1024
+// libuv thread pool at once: several compress in parallel, on every core.
+const bufferedEntryMax = 8 * 1024 * 1024
+// Raw bytes per batch; two batches are in flight (one compressing, one waiting to be written). Measured on
+// a 300 MB, 2,000-file tree: 4 MiB keeps the thread pool busy with a peak RSS near 120 MB, 8 MiB near
+// 145 MB, 32 MiB near 230 MB (V8 frees Buffers late, so garbage adds to what is live).
+const batchBytes = 4 * 1024 * 1024
 const parallelReads = 4
 // yazl's Entry state once an entry's bytes are written (yazl 3.x index.js, Entry.FILE_DATA_DONE).
 const yazlEntryWritten = 3
@@ -116,6 +115,8 @@ export async function writeArchive(output: string, entries: readonly WriterEntry
 
 interface Plan {
   totalBytes: number
+  /** Entry indexes, in order, cut where about {@link batchBytes} of buffered bytes were read. */
+  batches: number[][]
 }
 
 /** Refuses, before anything is written, what no reader would accept or what is not deterministic. */
@@ -123,6 +124,9 @@ function planArchive(entries: readonly WriterEntry[], limits: ArchiveLimits): Pl
   checkEntryCount(limits, entries.length)
   const names = new EntryNameRegistry()
   const sizes = new SizeTally(limits)
+  const batches: number[][] = []
+  let batch: number[] = []
+  let batchSize = 0
   entries.forEach((entry, index) => {
     const {name} = entry
     const problem = checkEntryPath(name)
@@ -137,22 +141,39 @@ function planArchive(entries: readonly WriterEntry[], limits: ArchiveLimits): Pl
     if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`Entry ${quoteName(name)} has an invalid size ${size}.`)
     if (entry.source.kind !== 'buffer') digestHex(entry.source.sha256, name)
     sizes.add(name, size)
+
+    const buffered = size <= bufferedEntryMax ? size : 0
+    if (batch.length > 0 && batchSize + buffered > batchBytes) {
+      batches.push(batch)
+      batch = []
+      batchSize = 0
+    }
+    batch.push(index)
+    batchSize += buffered
   })
-  return {totalBytes: sizes.total}
+  if (batch.length > 0) batches.push(batch)
+  return {totalBytes: sizes.total, batches}
 }
 
-/** One run of yazl over a plan, feeding it under a budget of raw bytes in flight. */
+/** A one-shot signal; the writer opens every gate when it fails, so no wait outlives a failure. */
+class Gate {
+  #open!: () => void
+  readonly opened = new Promise<void>((resolve) => (this.#open = resolve))
+
+  open(): void {
+    this.#open()
+  }
+}
+
+/** One run of yazl over a plan, feeding it in bounded batches. */
 class ArchiveWriter {
   readonly #zip = new yazl.ZipFile()
   readonly #output = this.#zip.outputStream as PassThrough
   readonly #abort = new AbortController()
   readonly #sources = new Set<Readable>()
+  readonly #gates = new Set<Gate>()
   /** Index of the first yazl entry whose bytes may still be referenced. */
   #released = 0
-  /** Raw size of each buffered entry, by yazl entry index (0 for streamed entries). */
-  readonly #rawSizes: number[] = []
-  /** Raw bytes of buffered entries read (or being read) and not yet written out. */
-  #inFlight = 0
   // DESIGN §5.4: every entry carries 1980-01-01 00:00. yazl encodes the local-time fields of the Date
   // it is given, so a Date built from local fields encodes the same DOS bytes in every time zone.
   readonly #dosEpoch = new Date(1980, 0, 1, 0, 0, 0, 0)
@@ -185,6 +206,7 @@ class ArchiveWriter {
     if (this.#failure !== null) return
     this.#failure = error
     this.#abort.abort()
+    for (const gate of this.#gates) gate.open()
     for (const source of this.#sources) source.destroy()
     this.#output.destroy(error instanceof Error ? error : new Error(String(error)))
   }
@@ -194,72 +216,72 @@ class ArchiveWriter {
   }
 
   /**
-   * Adds every entry in order. Buffered entries are read a few at a time, each once its raw size
-   * fits in {@link inFlightBytes} (or nothing else is in flight), so the thread pool always has the
-   * next entries to deflate while yazl writes in order; an entry's bytes leave the budget once yazl
-   * has written it out. Streamed entries hold no budget: yazl pulls them when their turn comes.
+   * Adds entries batch by batch. The first entry of each later batch goes in through
+   * addReadStreamLazy: yazl asks for its stream only once every earlier entry has been written out,
+   * which is the signal that the batch before it no longer holds memory. Batch k is read only when
+   * batch k-2 is out, so about two batches are in flight.
    */
   async #feed(): Promise<void> {
-    const count = this.entries.length
-    const reads: {index: number; data: Promise<Buffer> | null}[] = []
-    let nextRead = 0
-    let nextAdd = 0
-    while (nextAdd < count) {
+    const {batches} = this.plan
+    const started: Gate[] = []
+    for (let k = 0; k < batches.length; k++) {
+      if (k >= 2) await started[k - 1]!.opened
       if (this.#failed) return
-      this.#releaseWritten()
-      while (nextRead < count && reads.length < parallelReads) {
-        const entry = this.entries[nextRead]!
-        const size = sourceSize(entry.source)
-        if (size > bufferedEntryMax) {
-          reads.push({index: nextRead++, data: null})
-          continue
+      const batch = batches[k]!
+      const bufferedIndexes = batch.filter((index, position) => !(position === 0 && k > 0) && !this.#isStreamed(index))
+      const reads = this.#readAhead(bufferedIndexes)
+      let nextRead = 0
+      for (const [position, index] of batch.entries()) {
+        const entry = this.entries[index]!
+        if (position === 0 && k > 0) {
+          started[k] = this.#addStreamed(entry)
+        } else if (this.#isStreamed(index)) {
+          this.#addStreamed(entry)
+        } else {
+          const data = await reads(nextRead++)
+          if (this.#failed) return
+          this.#zip.addBuffer(data, entry.name, this.#options(entry))
+          this.#progress(data.length)
         }
-        if (this.#inFlight > 0 && this.#inFlight + size > inFlightBytes) break
-        this.#inFlight += size
-        const data = readSource(entry.name, entry.source)
-        // A read ahead may fail before it is awaited; the failure is reported when it is.
-        data.catch(() => undefined)
-        reads.push({index: nextRead++, data})
       }
-      const next = reads.shift()
-      if (next === undefined) {
-        await this.#someWritten()
-        continue
-      }
-      const entry = this.entries[next.index]!
-      nextAdd++
-      if (next.data === null) {
-        this.#rawSizes.push(0)
-        this.#addStreamed(entry)
-        continue
-      }
-      const data = await next.data
-      if (this.#failed) return
-      this.#rawSizes.push(data.length)
-      this.#zip.addBuffer(data, entry.name, this.#options(entry))
-      this.#progress(data.length)
     }
     if (!this.#failed) this.#zip.end()
   }
 
-  /** Resolves once yazl has written out at least one more entry (or the write failed). */
-  async #someWritten(): Promise<void> {
-    const before = this.#released
-    while (!this.#failed && this.#releaseWritten() === before) {
-      await once(this.#output, 'data', {signal: this.#abort.signal}).catch(() => undefined)
-      // yazl marks an entry written right after handing its last bytes to the output.
-      await new Promise<void>((resolve) => setImmediate(resolve))
+  #isStreamed(index: number): boolean {
+    return sourceSize(this.entries[index]!.source) > bufferedEntryMax
+  }
+
+  /** Reads the given entries' sources with a few reads in flight; `read(i)` resolves the i-th, in order. */
+  #readAhead(indexes: readonly number[]): (i: number) => Promise<Buffer> {
+    const promises: Promise<Buffer>[] = []
+    const startUpTo = (count: number): void => {
+      while (promises.length < Math.min(count, indexes.length)) {
+        const entry = this.entries[indexes[promises.length]!]!
+        const promise = readSource(entry.name, entry.source)
+        // A read ahead may fail before it is awaited; the failure is reported when it is.
+        promise.catch(() => undefined)
+        promises.push(promise)
+      }
+    }
+    return (i) => {
+      startUpTo(i + parallelReads)
+      return promises[i]!
     }
   }
 
   /** Adds an entry whose bytes yazl pulls from a checked stream once every earlier entry is written. */
-  #addStreamed(entry: WriterEntry): void {
+  #addStreamed(entry: WriterEntry): Gate {
+    const gate = new Gate()
+    this.#gates.add(gate)
     const size = sourceSize(entry.source)
     this.#zip.addReadStreamLazy(entry.name, {...this.#options(entry), size}, (callback) => {
       if (this.#failed) return
       this.#releaseWritten()
       void this.#drained()
         .then(async () => {
+          gate.open()
+          this.#gates.delete(gate)
           if (this.#failed) return
           const stream = await streamSource(entry.name, entry.source)
           this.#sources.add(stream)
@@ -271,25 +293,23 @@ class ArchiveWriter {
         })
         .catch((error: unknown) => this.#fail(error))
     })
+    return gate
   }
 
   /**
    * yazl 3.x keeps each buffered entry's compressed bytes referenced from the entry's pump function
    * after writing them (addBuffer's closure, never cleared), so memory would grow with the archive.
    * Drop that reference from every entry yazl has written; entries are written in order, so the
-   * written ones are a prefix, and their raw bytes leave the in-flight budget. Only objects of
-   * yazl 3.x's shape are touched. Returns how many entries are written.
+   * written ones are a prefix. Only objects of yazl 3.x's shape are touched.
    */
-  #releaseWritten(): number {
+  #releaseWritten(): void {
     const entries = (this.#zip as unknown as {entries?: unknown}).entries
-    if (!Array.isArray(entries)) return this.#released
+    if (!Array.isArray(entries)) return
     for (; this.#released < entries.length; this.#released++) {
       const entry = entries[this.#released] as {state?: unknown; doFileDataPump?: unknown}
       if (entry.state !== yazlEntryWritten) break
       entry.doFileDataPump = undefined
-      this.#inFlight -= this.#rawSizes[this.#released] ?? 0
     }
-    return this.#released
   }
 
   /** Resolves once yazl's output has been handed on to the file (or the write was aborted). */

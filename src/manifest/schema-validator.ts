@@ -1,7 +1,15 @@
+import {createRequire} from 'node:module'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import type {ValidateFunction} from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import {manifestSchema} from './schema.js'
+
+/**
+ * The build writes the schema's compiled validator beside this module (`npm run build` runs
+ * `scripts/compile-schema`), so the CLI starts without compiling the schema; from sources (no
+ * build) the schema is compiled on first use with the very same Ajv settings.
+ */
+export const generatedValidatorFile = 'manifest-validator.generated.cjs'
 
 // ajv-formats is CommonJS with its function as the default export's `default`.
 const addFormats = ((addFormatsModule as unknown as {default?: typeof addFormatsModule}).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
@@ -9,22 +17,37 @@ const addFormats = ((addFormatsModule as unknown as {default?: typeof addFormats
 let ajv: Ajv2020 | undefined
 let compiled: ValidateFunction | undefined
 
-/** The one Ajv instance: draft 2020-12, strict, every error, ajv-formats, the annotation keyword. */
+/**
+ * A new Ajv configured for the manifest schema: draft 2020-12, strict, every error, ajv-formats, the
+ * annotation keyword. `source` keeps the generated code, for the build's standalone validator.
+ */
+export function createManifestAjv(options: {source?: boolean} = {}): Ajv2020 {
+  // verbose: errors carry the failing value, which messages quote.
+  const instance = new Ajv2020({strict: true, allErrors: true, verbose: true, code: {source: options.source === true}})
+  addFormats(instance)
+  instance.addKeyword({keyword: 'x-svc-requirement', schemaType: 'string'})
+  return instance
+}
+
 function sharedAjv(): Ajv2020 {
-  if (ajv === undefined) {
-    // verbose: errors carry the failing value, which messages quote.
-    // optimize: false: a manifest is validated once per process, so compiling fast beats running fast.
-    ajv = new Ajv2020({strict: true, allErrors: true, verbose: true, code: {optimize: false}})
-    addFormats(ajv)
-    ajv.addKeyword({keyword: 'x-svc-requirement', schemaType: 'string'})
-  }
+  ajv ??= createManifestAjv()
   return ajv
 }
 
-/** The compiled validator of the manifest schema, built once on first use. */
+/** The compiled validator of the manifest schema: the build's standalone one, else compiled once on first use. */
 export function manifestValidator(): ValidateFunction {
-  compiled ??= sharedAjv().compile(manifestSchema)
+  compiled ??= loadGeneratedValidator() ?? sharedAjv().compile(manifestSchema)
   return compiled
+}
+
+function loadGeneratedValidator(): ValidateFunction | null {
+  try {
+    const loaded = createRequire(import.meta.url)(`./${generatedValidatorFile}`) as {default?: ValidateFunction} | ValidateFunction
+    return typeof loaded === 'function' ? loaded : (loaded.default ?? null)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return null
+    throw error
+  }
 }
 
 /** True when `value` is a string in JSON Schema format `format` (as ajv-formats defines it, e.g. `date-time`). */
