@@ -2,7 +2,7 @@ import {createHash, type Hash} from 'node:crypto'
 import {Transform, type TransformCallback} from 'node:stream'
 import zlib from 'node:zlib'
 import {ArchiveError} from './errors.js'
-import {FdRangeStream, UnexpectedEndOfFile} from './fd.js'
+import {FdRangeStream, UnexpectedEndOfFile, readAt} from './fd.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
 
@@ -34,14 +34,7 @@ class VerifiedEntryStream extends Transform implements EntryStream {
     const entry = this.#entry
     this.#size += chunk.length
     if (this.#size > entry.uncompressedSize) {
-      callback(
-        new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds more than the ${entry.uncompressedSize} bytes it declares.`, {
-          reason: 'entry-larger-than-declared',
-          entry: entry.name,
-          declared: entry.uncompressedSize,
-          atLeast: this.#size,
-        }),
-      )
+      callback(largerThanDeclared(entry, this.#size))
       return
     }
     this.#crc = zlib.crc32(chunk, this.#crc)
@@ -50,34 +43,85 @@ class VerifiedEntryStream extends Transform implements EntryStream {
   }
 
   override _flush(callback: TransformCallback): void {
-    const entry = this.#entry
-    const deflateProblem = this.#deflateEnd?.() ?? null
-    if (deflateProblem !== null) return callback(deflateProblem)
-    if (this.#size !== entry.uncompressedSize) {
-      return callback(
-        new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds ${this.#size} bytes but declares ${entry.uncompressedSize}.`, {
-          reason: 'entry-smaller-than-declared',
-          entry: entry.name,
-          declared: entry.uncompressedSize,
-          actual: this.#size,
-        }),
-      )
-    }
-    const crc = this.#crc >>> 0
-    if (crc !== entry.crc32) {
-      return callback(
-        new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} fails its CRC-32 check (computed ${hex32(crc)}, declared ${hex32(entry.crc32)}).`, {
-          reason: 'crc-mismatch',
-          entry: entry.name,
-          declared: entry.crc32,
-          actual: crc,
-        }),
-      )
-    }
+    const problem = this.#deflateEnd?.() ?? endProblem(this.#entry, this.#size, this.#crc >>> 0)
+    if (problem !== null) return callback(problem)
     this.#digest = {size: this.#size, sha256: `sha256:${this.#hash.digest('hex')}`}
     callback()
   }
 }
+
+/** The first lie an entry's complete bytes tell about their size or CRC-32 (DESIGN §5.3), or null. */
+function endProblem(entry: ArchiveEntry, size: number, crc: number): ArchiveError | null {
+  if (size > entry.uncompressedSize) return largerThanDeclared(entry, size)
+  if (size !== entry.uncompressedSize) {
+    return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds ${size} bytes but declares ${entry.uncompressedSize}.`, {
+      reason: 'entry-smaller-than-declared',
+      entry: entry.name,
+      declared: entry.uncompressedSize,
+      actual: size,
+    })
+  }
+  if (crc !== entry.crc32) {
+    return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} fails its CRC-32 check (computed ${hex32(crc)}, declared ${hex32(entry.crc32)}).`, {
+      reason: 'crc-mismatch',
+      entry: entry.name,
+      declared: entry.crc32,
+      actual: crc,
+    })
+  }
+  return null
+}
+
+function largerThanDeclared(entry: ArchiveEntry, atLeast: number): ArchiveError {
+  return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds more than the ${entry.uncompressedSize} bytes it declares.`, {
+    reason: 'entry-larger-than-declared',
+    entry: entry.name,
+    declared: entry.uncompressedSize,
+    atLeast,
+  })
+}
+
+/** Entries at most this large (compressed and uncompressed) are digested whole: one read, one inflate call. */
+export const wholeEntryMaxBytes = 1024 * 1024
+
+/**
+ * Digests a small entry in one piece (DESIGN §5.3, the same checks as the stream): one positioned
+ * read of its compressed bytes, one inflate on the thread pool capped one byte past the declared
+ * size, then the deflate length, the size, the CRC-32 and the SHA-256. For an archive with many
+ * small entries this costs far less than a stream per entry.
+ */
+export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStart: number): Promise<EntryDigest> {
+  const compressed = await readAt(fd, entry.compressedSize, dataStart).catch((error: Error) => {
+    throw readError(entry, error)
+  })
+  if (compressed.length !== entry.compressedSize) throw readError(entry, new UnexpectedEndOfFile(dataStart + compressed.length))
+  let data = compressed
+  if (entry.method === 8) {
+    const inflated = await inflateRawWithInfo(compressed, entry.uncompressedSize + 1).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ERR_BUFFER_TOO_LARGE' ? largerThanDeclared(entry, entry.uncompressedSize + 1) : inflateError(entry, error)
+    })
+    if (inflated.engine.bytesWritten !== entry.compressedSize) {
+      throw deflateLengthMismatch(entry, `the deflate stream ends after ${inflated.engine.bytesWritten} of ${entry.compressedSize} compressed bytes`)
+    }
+    data = inflated.buffer
+  }
+  const problem = endProblem(entry, data.length, zlib.crc32(data) >>> 0)
+  if (problem !== null) throw problem
+  return {size: data.length, sha256: `sha256:${createHash('sha256').update(data).digest('hex')}`}
+}
+
+function inflateRawWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
+  return new Promise((resolve, reject) => {
+    // `info` hands back the engine, whose bytesWritten is the compressed bytes the stream consumed.
+    zlib.inflateRaw(input, {info: true, maxOutputLength} as zlib.ZlibOptions, (error, result) => {
+      if (error) reject(error)
+      else resolve(result as unknown as {buffer: Buffer; engine: {bytesWritten: number}})
+    })
+  })
+}
+
+/** Bytes the inflater hands out at a time: a bomb is cut off at most this far past its declared size. */
+export const inflateChunkBytes = 256 * 1024
 
 /** An entry stream and when it stops using the archive's descriptor. */
 export interface OpenedEntryStream {
@@ -101,7 +145,7 @@ export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: numb
     raw.pipe(verified)
     return {stream: verified, released}
   }
-  const inflater = zlib.createInflateRaw({chunkSize: 256 * 1024})
+  const inflater = zlib.createInflateRaw({chunkSize: inflateChunkBytes})
   // The inflater is fed exactly compressedSize bytes; a stream that ended before consuming
   // them all hides bytes, one that wants more was cut short: both are lies about the length.
   const deflateEnd = (): ArchiveError | null =>

@@ -2,7 +2,7 @@ import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {openEntryStream} from './entry-stream.js'
+import {digestWholeEntry, openEntryStream, wholeEntryMaxBytes} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, openFd, statFd} from './fd.js'
 import {ArchiveFileReader} from './file-reader.js'
@@ -76,6 +76,7 @@ class OpenedArchive implements StrictArchive {
   readonly #zipfile: ZipFile
   readonly #byName = new Map<string, Located>()
   readonly #active = new Map<EntryStream, {name: string; released: Promise<void>}>()
+  readonly #wholeReads = new Set<Promise<void>>()
   #closing: Promise<void> | null = null
 
   constructor(file: string, size: number, limits: ArchiveLimits, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
@@ -146,6 +147,16 @@ class OpenedArchive implements StrictArchive {
   }
 
   async #digest(entry: ArchiveEntry): Promise<EntryDigest> {
+    const located = this.#byName.get(entry.name)!
+    if (located.entry.compressedSize <= wholeEntryMaxBytes && located.entry.uncompressedSize <= wholeEntryMaxBytes) {
+      if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
+      const digest = digestWholeEntry(this.#fd, located.entry, located.dataStart)
+      // close() waits for it: the descriptor must outlive every positioned read.
+      const settled = digest.then(() => undefined, () => undefined)
+      this.#wholeReads.add(settled)
+      void settled.then(() => this.#wholeReads.delete(settled))
+      return digest
+    }
     const stream = await this.openEntry(entry)
     await finished(stream.resume())
     return stream.digest!
@@ -167,7 +178,7 @@ class OpenedArchive implements StrictArchive {
       }
     }
     // The descriptor is closed only once no positioned read on it is in flight.
-    await Promise.all(pending.map(([, {released}]) => released))
+    await Promise.all([...pending.map(([, {released}]) => released), ...this.#wholeReads])
     await closeZipFile(this.#zipfile)
   }
 }
