@@ -101,6 +101,10 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes?: number}
     if (first !== undefined) return syntaxError(text, lines, first)
     return malformed(`The JSON nests more than ${maxJsonNesting} levels deep ${at(lines.position(tooDeep))}.`, null, lines.position(tooDeep))
   }
+  // The common case: valid JSON without duplicate keys. The native parser and a key scan decide it;
+  // jsonc-parser's tree (for positions) is built only when a position is asked for.
+  const fast = parseWithoutDuplicates(text)
+  if (fast !== null) return {ok: true, ...documentOf(fast, text, () => parseTreeWithin(text, []) as Node, lines)}
   const errors: ParseError[] = []
   const root = parseTreeWithin(text, errors)
   if (root === 'too-deep') return malformed('The JSON nests too deeply to be read.', null, null)
@@ -131,25 +135,87 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes?: number}
     // Unreachable when jsonc-parser agrees with JSON.parse; kept so that non-JSON can never pass.
     return malformed(`The file is not valid JSON: ${(error as Error).message}.`, null, {line: 1, column: 1})
   }
-  return {ok: true, ...documentOf(value, text, root, lines)}
+  return {ok: true, ...documentOf(value, text, () => root, lines)}
 }
 
-function documentOf(value: Record<string, unknown>, text: string, root: Node, lines: LineIndex): JsonDocument {
+function documentOf(value: Record<string, unknown>, text: string, tree: () => Node, lines: LineIndex): JsonDocument {
+  let root: Node | undefined
+  const rootNode = (): Node => (root ??= tree())
   return {
     value,
     text,
     locate(pointer) {
-      const node = nodeAt(root, pointer)
+      const node = nodeAt(rootNode(), pointer)
       return node === null ? null : lines.position(node.offset)
     },
     locateNearest(pointer) {
       for (let current: string | null = pointer; current !== null; current = parentPointer(current)) {
-        const node = nodeAt(root, current)
+        const node = nodeAt(rootNode(), current)
         if (node !== null) return {pointer: current, ...lines.position(node.offset)}
       }
-      return {pointer: '', ...lines.position(root.offset)}
+      return {pointer: '', ...lines.position(rootNode().offset)}
     },
   }
+}
+
+/**
+ * The top-level object of `text` when it is JSON (the native parser accepts exactly RFC 8259: no
+ * comments, no trailing commas), an object, and free of duplicate keys; null otherwise, and the
+ * careful path then says what is wrong and where.
+ */
+function parseWithoutDuplicates(text: string): Record<string, unknown> | null {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  return hasDuplicateKey(text) ? null : (value as Record<string, unknown>)
+}
+
+/**
+ * True when an object of `text` (known to be valid JSON) names one property twice, compared after
+ * unescaping. A key is the first string after `{`, or after a `,` inside an object.
+ */
+function hasDuplicateKey(text: string): boolean {
+  const objects: Array<Set<string> | null> = []
+  let expectKey = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    if (ch === 0x22) {
+      let end = i + 1
+      let escaped = false
+      for (let c = text.charCodeAt(end); c !== 0x22; c = text.charCodeAt(end)) {
+        if (c === 0x5c) {
+          escaped = true
+          end += 2
+        } else {
+          end += 1
+        }
+      }
+      const keys = objects.at(-1)
+      if (expectKey && keys) {
+        const key = escaped ? (JSON.parse(text.slice(i, end + 1)) as string) : text.slice(i + 1, end)
+        if (keys.has(key)) return true
+        keys.add(key)
+        expectKey = false
+      }
+      i = end
+    } else if (ch === 0x7b) {
+      objects.push(new Set())
+      expectKey = true
+    } else if (ch === 0x5b) {
+      objects.push(null)
+      expectKey = false
+    } else if (ch === 0x7d || ch === 0x5d) {
+      objects.pop()
+      expectKey = false
+    } else if (ch === 0x2c) {
+      expectKey = objects.at(-1) != null
+    }
+  }
+  return false
 }
 
 /**
