@@ -4,6 +4,13 @@
  */
 export {SvcPluginError, isSvcPluginError} from './errors.js'
 export * from './model/index.js'
+// pack, inspect, merge: building and describing artifacts (DESIGN §6)
+export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'
+export {PackError, type PackErrorCode} from './pack/errors.js'
+export {deriveLanguages} from './pack/languages.js'
+export {inspect, InspectError, signatureShape, type Inspection, type InspectErrorCode, type SignatureShape} from './inspect/inspect.js'
+export {validateArtifact} from './manifest/validate-artifact.js'
+export {artifactDigestOf, type ArtifactDigestOfFile} from './signing/artifact-digest.js'
 export {merge, type MergeOptions, type MergeResult} from './merge/merge.js'
 export {MergeError, type MergeErrorCode} from './merge/errors.js'
 // manifest: strict reading, schema, validation (DESIGN §3, §4)
