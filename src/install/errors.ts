@@ -1,15 +1,8 @@
-import {ArchiveError} from '../archive/errors.js'
+import {ArchiveError, type ArchiveErrorCode} from '../archive/errors.js'
 import {SvcPluginError, isSvcPluginError} from '../errors.js'
 
 /** Archive codes an install passes through unchanged (the ArchiveError is kept as `cause`). */
-export type ArchivePassThroughCode =
-  | 'not-an-artifact'
-  | 'file-not-found'
-  | 'unreadable'
-  | 'unsafe-entry'
-  | 'limit-exceeded'
-  | 'archive-malformed'
-  | 'archive-unsupported'
+export type ArchivePassThroughCode = Exclude<ArchiveErrorCode, 'source-changed' | 'output-exists' | 'write-failed'>
 
 /** Why an install, uninstall, activation or installed-version lookup was refused (DESIGN §8). */
 export type InstallErrorCode =

@@ -1,3 +1,4 @@
+export {rejectionOf} from '../helpers/promises.js'
 import {createHash} from 'node:crypto'
 import {mkdir, mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
@@ -43,12 +44,3 @@ export async function fileEntries(root: string, names: readonly string[], option
   return entries
 }
 
-/** Resolves with the rejection of `promise`, failing if it fulfils. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection, but the promise fulfilled')
-}

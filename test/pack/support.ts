@@ -1,3 +1,4 @@
+export {rejectionOf} from '../helpers/promises.js'
 import {execFileSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
@@ -162,12 +163,3 @@ export async function writeArtifact(file: string, manifest: Record<string, unkno
   await writeArchive(file, entries)
 }
 
-/** Resolves with the rejection of `promise`, failing the test if it fulfils. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection, but the promise fulfilled')
-}
