@@ -4,13 +4,15 @@ import type {RevocationList} from '../signing/revocation-list.js'
 import type {TrustStore} from '../signing/trust.js'
 import {verifyContents} from '../signing/verify.js'
 import {InstallError} from './errors.js'
-import type {AdmittedVerdict} from './trust-record.js'
+import {pinnedPublisherOf, type AdmittedVerdict, type PinnedPublisher} from './trust-record.js'
 import {warning, type InstallWarning} from './warnings.js'
 
 /** How an artifact's signature lets it in. */
 export interface Admission {
   verdict: AdmittedVerdict
   certificateId: string | null
+  /** The signing certificate's subject, for a Trusted admission. */
+  publisher: PinnedPublisher | null
   warnings: InstallWarning[]
 }
 
@@ -47,14 +49,14 @@ export async function verifySignature(
 export function admit(result: VerificationResult, options: {allowUnsigned?: boolean; subject: string}): Admission {
   switch (result.verdict) {
     case 'Trusted':
-      return {verdict: 'Trusted', certificateId: result.certificateId, warnings: []}
+      return {verdict: 'Trusted', certificateId: result.certificateId, publisher: pinnedPublisherOf(result.certificate?.subject), warnings: []}
     case 'Unsigned':
       if (options.allowUnsigned !== true) {
         throw new InstallError('unsigned-not-permitted', `${options.subject} is not signed; installing it needs allowUnsigned.`, {
           details: {verdict: result.verdict},
         })
       }
-      return {verdict: 'Unsigned', certificateId: null, warnings: [warning('artifact-unsigned', `${options.subject} is not signed; it was installed because unsigned artifacts were allowed.`)]}
+      return {verdict: 'Unsigned', certificateId: null, publisher: null, warnings: [warning('artifact-unsigned', `${options.subject} is not signed; it was installed because unsigned artifacts were allowed.`)]}
     default: {
       const deciding = result.problems[0]
       throw new InstallError(

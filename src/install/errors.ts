@@ -21,6 +21,8 @@ export type InstallErrorCode =
   | 'unsigned-not-permitted'
   /** The signature verdict is neither Trusted nor Unsigned; `details.verdict` and `details.reason` say why. */
   | 'signature-rejected'
+  /** A Trusted update is signed by another certificate subject than the one the plugin was admitted from. */
+  | 'publisher-changed'
   /** The plugin was admitted with more trust before; this version would lower it. */
   | 'trust-downgrade'
   /** No version of this plugin is installed. */

@@ -24,7 +24,7 @@ import {withPluginLock} from './locked.js'
 import {evaluateRelations} from './relations.js'
 import {createStaging} from './staging.js'
 import {applyTransaction, writeTransaction, type InstallTransaction} from './transaction.js'
-import {assertNoTrustDowngrade, readTrustRecord} from './trust-record.js'
+import {assertNoTrustDowngrade, assertSamePublisher, readTrustRecord} from './trust-record.js'
 import type {InstallOptions, InstallProgress, InstallResult, InstallStep} from './types.js'
 import {warning, type InstallWarning} from './warnings.js'
 
@@ -108,6 +108,7 @@ export async function install(artifact: string, options: InstallOptions): Promis
         )
         const admission = admit(verification, {allowUnsigned: options.allowUnsigned, subject})
         assertNoTrustDowngrade(record, admission.verdict, id, `${version}`)
+        assertSamePublisher(record, admission.publisher, id, `${version}`)
         // Rollback protection (revocation-state.ts): the list an admitted artifact was judged under is the newest seen.
         if (revocations !== null) await recordRevocationSequence(settings.dataRoot, revocations)
         warnings.push(...admission.warnings)
@@ -125,7 +126,7 @@ export async function install(artifact: string, options: InstallOptions): Promis
           version,
           staging: staging.name,
           activate: settings.activate,
-          admission: {verdict: admission.verdict, certificateId: admission.certificateId, admittedAt: (options.now ?? new Date()).toISOString()},
+          admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: (options.now ?? new Date()).toISOString()},
           previousVersion,
           retain: settings.retain,
         }

@@ -8,8 +8,16 @@ export type AdmittedVerdict = 'Trusted' | 'Unsigned'
 export interface VersionAdmission {
   verdict: AdmittedVerdict
   certificateId: string | null
+  /** The signing certificate's subject (kind and id) of a Trusted admission. */
+  publisher?: PinnedPublisher | null
   /** RFC 3339 UTC. */
   admittedAt: string
+}
+
+/** Who signed a plugin: the subject kind and id of its package certificate. */
+export interface PinnedPublisher {
+  kind: string
+  id: string
 }
 
 /**
@@ -21,6 +29,8 @@ export interface TrustRecord {
   verdict: AdmittedVerdict
   /** The certificate of the latest Trusted version, null when never signed. */
   certificateId: string | null
+  /** The subject that signed the Trusted versions: an update signed by anyone else is refused. */
+  publisher: PinnedPublisher | null
   versions: Record<string, VersionAdmission>
 }
 
@@ -33,7 +43,7 @@ const rank: Record<AdmittedVerdict, number> = {Unsigned: 0, Trusted: 1}
 export async function readTrustRecord(file: string): Promise<TrustRecord | null> {
   const text = await readTextOrNull(file)
   if (text === null) return null
-  return parseTrustRecord(text) ?? {verdict: 'Trusted', certificateId: null, versions: {}}
+  return parseTrustRecord(text) ?? {verdict: 'Trusted', certificateId: null, publisher: null, versions: {}}
 }
 
 function parseTrustRecord(text: string): TrustRecord | null {
@@ -44,7 +54,7 @@ function parseTrustRecord(text: string): TrustRecord | null {
     return null
   }
   if (typeof value !== 'object' || value === null) return null
-  const {verdict, certificateId, versions} = value as Record<string, unknown>
+  const {verdict, certificateId, publisher, versions} = value as Record<string, unknown>
   if (!isAdmittedVerdict(verdict) || !(typeof certificateId === 'string' || certificateId === null)) return null
   const admissions: Record<string, VersionAdmission> = {}
   if (typeof versions === 'object' && versions !== null) {
@@ -54,11 +64,19 @@ function parseTrustRecord(text: string): TrustRecord | null {
       admissions[version] = {
         verdict: admission.verdict,
         certificateId: typeof admission.certificateId === 'string' ? admission.certificateId : null,
+        publisher: pinnedPublisherOf(admission.publisher),
         admittedAt: typeof admission.admittedAt === 'string' ? admission.admittedAt : '',
       }
     }
   }
-  return {verdict, certificateId, versions: admissions}
+  return {verdict, certificateId, publisher: pinnedPublisherOf(publisher), versions: admissions}
+}
+
+/** A `{kind, id}` publisher read back from JSON, or null. */
+export function pinnedPublisherOf(value: unknown): PinnedPublisher | null {
+  if (typeof value !== 'object' || value === null) return null
+  const {kind, id} = value as Record<string, unknown>
+  return typeof kind === 'string' && typeof id === 'string' ? {kind, id} : null
 }
 
 function isAdmittedVerdict(value: unknown): value is AdmittedVerdict {
@@ -83,11 +101,28 @@ export function assertNoTrustDowngrade(record: TrustRecord | null, verdict: Admi
   )
 }
 
+/**
+ * Throws `publisher-changed` when a Trusted update is signed by another subject than the one the plugin
+ * was admitted from: any publisher certified by a trusted root could otherwise replace another's
+ * plugin by reusing its id. A record without a pinned publisher (never Trusted) pins nothing.
+ */
+export function assertSamePublisher(record: TrustRecord | null, publisher: PinnedPublisher | null, id: string, what: string): void {
+  const pinned = record?.publisher ?? null
+  if (pinned === null || publisher === null || (pinned.kind === publisher.kind && pinned.id === publisher.id)) return
+  throw new InstallError(
+    'publisher-changed',
+    `${id} was admitted from ${pinned.kind} ${pinned.id}; ${what} is signed by ${publisher.kind} ${publisher.id}. Uninstall with purge to accept another publisher.`,
+    {details: {id, pinned, publisher}},
+  )
+}
+
 /** The record after admitting `version` with `verdict`: the plugin-level verdict only ever rises. */
 export function admitVersion(record: TrustRecord | null, version: string, admission: VersionAdmission): TrustRecord {
   const verdict = record !== null && rank[record.verdict] > rank[admission.verdict] ? record.verdict : admission.verdict
-  const certificateId = admission.verdict === 'Trusted' ? admission.certificateId : (record?.certificateId ?? null)
-  return {verdict, certificateId, versions: {...record?.versions, [version]: admission}}
+  const trusted = admission.verdict === 'Trusted'
+  const certificateId = trusted ? admission.certificateId : (record?.certificateId ?? null)
+  const publisher = (trusted ? admission.publisher : null) ?? record?.publisher ?? null
+  return {verdict, certificateId, publisher, versions: {...record?.versions, [version]: admission}}
 }
 
 /** The record with the admissions of versions no longer installed dropped (the plugin-level verdict stays). */

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {install} from '../../src/install/install.js'
+import {uninstall} from '../../src/install/uninstall.js'
 import type {InstallOptions} from '../../src/install/types.js'
 import {createSigner, testNow, type TestSigner} from './helpers/artifacts.js'
 import {currentOf, inWorkspace, installError, modeOf, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
@@ -306,6 +307,35 @@ describe('trust downgrade', () => {
       const result = await install(await ws.artifact('v2', {version: '2.0.0', signer}), trusted(ws, signer))
       assert.equal(result.verdict, 'Trusted')
       await assert.rejects(install(await ws.artifact('v3', {version: '3.0.0'}), unsigned(ws)), installError('trust-downgrade'))
+    })
+  })
+})
+
+describe('publisher pinning', () => {
+  it('refuses a Trusted update signed by another publisher under the same root: publisher-changed', async () => {
+    await inWorkspace(async (ws) => {
+      const owner = createSigner()
+      const other = createSigner({sameRootAs: owner, subject: {kind: 'creator', id: 'org.other', name: 'Other Labs'}})
+      await install(await ws.artifact('v1', {signer: owner}), trusted(ws, owner))
+      const takeover = await ws.artifact('takeover', {version: '1.1.0', signer: other, manifest: {publisher: {name: 'Other Labs', id: 'org.other'}}})
+      await assert.rejects(install(takeover, trusted(ws, other)), installError('publisher-changed', {pinned: {kind: 'creator', id: 'com.example'}, publisher: {kind: 'creator', id: 'org.other'}}))
+      assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0'])
+      assert.equal(await currentOf(ws.dataRoot, 'com.example.alpha'), '1.0.0')
+      // The owner's own update, under a new certificate of the same subject, is accepted.
+      const renewed = createSigner({sameRootAs: owner})
+      const update = await install(await ws.artifact('v2', {version: '2.0.0', signer: renewed}), trusted(ws, renewed))
+      assert.equal(update.verdict, 'Trusted')
+    })
+  })
+
+  it('accepts another publisher after an uninstall with purge, which forgets the pin', async () => {
+    await inWorkspace(async (ws) => {
+      const owner = createSigner()
+      const other = createSigner({sameRootAs: owner, subject: {kind: 'creator', id: 'org.other', name: 'Other Labs'}})
+      await install(await ws.artifact('v1', {signer: owner}), trusted(ws, owner))
+      await uninstall(ws.dataRoot, 'com.example.alpha', {purge: true})
+      const result = await install(await ws.artifact('takeover', {version: '1.1.0', signer: other, manifest: {publisher: {name: 'Other Labs', id: 'org.other'}}}), trusted(ws, other))
+      assert.equal(result.verdict, 'Trusted')
     })
   })
 })

@@ -8,7 +8,7 @@ import {checkFileDigests} from '../../src/install/file-check.js'
 import type {ActivePlugin} from '../../src/install/installed.js'
 import {selectPrunable, sortVersionsDescending} from '../../src/install/prune.js'
 import {dependentsOf, evaluateRelations} from '../../src/install/relations.js'
-import {admitVersion, assertNoTrustDowngrade, forgetVersions, type TrustRecord} from '../../src/install/trust-record.js'
+import {admitVersion, assertNoTrustDowngrade, assertSamePublisher, forgetVersions, type TrustRecord} from '../../src/install/trust-record.js'
 import type {Manifest} from '../../src/model/manifest.js'
 import type {ArchiveEntry} from '../../src/archive/types.js'
 
@@ -117,19 +117,29 @@ describe('selectPrunable', () => {
 })
 
 describe('trust records', () => {
-  const trusted: TrustRecord = {verdict: 'Trusted', certificateId: 'cert_a', versions: {'1.0.0': {verdict: 'Trusted', certificateId: 'cert_a', admittedAt: ''}}}
+  const publisher = {kind: 'creator', id: 'com.example'}
+  const trusted: TrustRecord = {verdict: 'Trusted', certificateId: 'cert_a', publisher, versions: {'1.0.0': {verdict: 'Trusted', certificateId: 'cert_a', publisher, admittedAt: ''}}}
   it('refuse an Unsigned version once the plugin was Trusted: trust-downgrade', () => {
     assert.throws(() => assertNoTrustDowngrade(trusted, 'Unsigned', 'com.example.subject', '2.0.0'), (error: unknown) => error instanceof InstallError && error.code === 'trust-downgrade')
   })
   it('accept a Trusted version after an Unsigned one, and the plugin verdict rises', () => {
-    const unsigned: TrustRecord = {verdict: 'Unsigned', certificateId: null, versions: {}}
+    const unsigned: TrustRecord = {verdict: 'Unsigned', certificateId: null, publisher: null, versions: {}}
     assertNoTrustDowngrade(unsigned, 'Trusted', 'com.example.subject', '2.0.0')
-    const next = admitVersion(unsigned, '2.0.0', {verdict: 'Trusted', certificateId: 'cert_b', admittedAt: 'now'})
+    const next = admitVersion(unsigned, '2.0.0', {verdict: 'Trusted', certificateId: 'cert_b', publisher, admittedAt: 'now'})
     assert.equal(next.verdict, 'Trusted')
     assert.equal(next.certificateId, 'cert_b')
+    assert.deepEqual(next.publisher, publisher)
   })
   it('keep the plugin verdict when versions are forgotten', () => {
-    assert.deepEqual(forgetVersions(trusted, []), {verdict: 'Trusted', certificateId: 'cert_a', versions: {}})
+    assert.deepEqual(forgetVersions(trusted, []), {verdict: 'Trusted', certificateId: 'cert_a', publisher, versions: {}})
+  })
+  it('refuse a Trusted version signed by another subject: publisher-changed', () => {
+    assert.throws(
+      () => assertSamePublisher(trusted, {kind: 'creator', id: 'org.other'}, 'com.example.subject', '2.0.0'),
+      (error: unknown) => error instanceof InstallError && error.code === 'publisher-changed' && (error.details.pinned as {id: string}).id === 'com.example',
+    )
+    assertSamePublisher(trusted, {kind: 'creator', id: 'com.example'}, 'com.example.subject', '2.0.0')
+    assertSamePublisher({...trusted, publisher: null}, {kind: 'creator', id: 'org.other'}, 'com.example.subject', '2.0.0')
   })
 })
 

@@ -25,6 +25,8 @@ export interface TestSigner {
   certificateId: string
   /** The signing time of everything this signer signs. */
   now: Date
+  /** The root that certified this signer, to certify another subject under it. */
+  root: {rootKeyId: string; keyPair: KeyPair; trustStore: TrustStore}
 }
 
 const day = 24 * 60 * 60 * 1000
@@ -33,12 +35,14 @@ const day = 24 * 60 * 60 * 1000
  * A fresh root and a package signing certificate under it, valid from a day before `now` (default
  * {@link testNow}) to a year after; artifacts are signed at `now`.
  */
-export function createSigner(options: {rootKeyId?: string; usage?: 'package' | 'registry'; now?: Date} = {}): TestSigner {
+export function createSigner(
+  options: {rootKeyId?: string; usage?: 'package' | 'registry'; now?: Date; subject?: {kind: 'creator' | 'organization'; id: string; name: string}; sameRootAs?: TestSigner} = {},
+): TestSigner {
   const now = new Date(Math.floor((options.now ?? testNow).getTime() / 1000) * 1000)
-  const {rootKeyId, keyPair: root, trustStore: trust} = createRoot(options.rootKeyId ?? 'root_install')
+  const {rootKeyId, keyPair: root, trustStore: trust} = options.sameRootAs?.root ?? createRoot(options.rootKeyId ?? 'root_install')
   const keyPair = generateKeyPair()
   const issued = issueCertificate({
-    subject: {kind: 'creator', id: 'com.example', name: 'Example Labs'},
+    subject: options.subject ?? {kind: 'creator', id: 'com.example', name: 'Example Labs'},
     subjectPublicKey: keyPair.publicKey,
     keyUsage: options.usage ?? 'package',
     notBefore: new Date(now.getTime() - day),
@@ -47,7 +51,7 @@ export function createSigner(options: {rootKeyId?: string; usage?: 'package' | '
     rootKeyId,
     now,
   })
-  return {trust, keyPair, certificate: {json: issued.certificateJson, sig: issued.certificateSig}, certificateId: issued.certificate.certificateId, now}
+  return {trust, keyPair, certificate: {json: issued.certificateJson, sig: issued.certificateSig}, certificateId: issued.certificate.certificateId, now, root: {rootKeyId, keyPair: root, trustStore: trust}}
 }
 
 /** What a test artifact holds. */

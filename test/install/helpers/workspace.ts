@@ -1,3 +1,4 @@
+import {isDeepStrictEqual} from 'node:util'
 import {readFile, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 
@@ -45,7 +46,7 @@ export function installError(code: InstallErrorCode, details: Record<string, unk
     if (!(error instanceof InstallError)) throw error
     if (error.code !== code) throw new Error(`expected ${code}, got ${error.code}: ${error.message}`)
     for (const [key, value] of Object.entries(details)) {
-      if (error.details[key] !== value) throw new Error(`expected details.${key} = ${String(value)}, got ${String(error.details[key])}`)
+      if (!isDeepStrictEqual(error.details[key], value)) throw new Error(`expected details.${key} = ${JSON.stringify(value)}, got ${JSON.stringify(error.details[key])}`)
     }
     return true
   }
