@@ -57,8 +57,12 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   private async verifyInstalledPlugin(id: string): Promise<void> {
     const {verifyInstalled} = await import('../src/install/verify-installed.js')
     const {readTrustStore} = await import('../src/signing/trust.js')
-    const {version, trust, json} = this.flags
-    const result = await verifyInstalled(this.flags['data-root'] as string, id, version, {trust: await readTrustStore(trust)})
+    const {readRevocationList} = await import('../src/signing/revocation-files.js')
+    const {version, trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
+    const result = await verifyInstalled(this.flags['data-root'] as string, id, version, {
+      trust: await readTrustStore(trust),
+      ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
+    })
     for (const item of result.warnings) this.note(`warning ${item.code}: ${item.message}`)
     if (json) this.outJson(result)
     else if (result.valid) this.out(`valid, ${result.id} ${result.version} (${result.verdict})`)

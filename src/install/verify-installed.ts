@@ -3,6 +3,7 @@ import path from 'node:path'
 import {resolveLimits} from '../archive/limits.js'
 import type {Verdict} from '../signing/result.js'
 import {isUnlistedEntry} from '../signing/files-check.js'
+import type {RevocationList} from '../signing/revocation-list.js'
 import type {TrustStore} from '../signing/trust.js'
 import {assertVersionInstalled} from './activate.js'
 import {verifySignature} from './admission.js'
@@ -52,6 +53,10 @@ export interface VerifyInstalledOptions {
   trust?: TrustStore
   /** The verifier's clock; default now. */
   now?: Date
+  /** A verified root-signed revocation list: a revoked signer or artifact is refused (`revoked`). */
+  revocations?: RevocationList
+  /** Apply a list past its nextUpdate instead of refusing it. */
+  allowStaleRevocations?: boolean
 }
 
 // File codes of the signature checklist; the per-file check below reports each file itself.

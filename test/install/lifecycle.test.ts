@@ -9,6 +9,7 @@ import {listInstalled} from '../../src/install/installed.js'
 import type {InstallOptions} from '../../src/install/types.js'
 import {uninstall} from '../../src/install/uninstall.js'
 import {verifyInstalled} from '../../src/install/verify-installed.js'
+import {createRevocationList} from '../../src/signing/revocation-list.js'
 import {createSigner, testNow} from './helpers/artifacts.js'
 import {currentOf, inWorkspace, installError, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
 
@@ -186,6 +187,23 @@ describe('verifyInstalled', () => {
       assert.equal(result.version, '1.0.0')
       assert.equal(result.admittedVerdict, 'Trusted')
       assert.deepEqual(result.problems, [])
+    })
+  })
+
+  it('refuses an installed version whose certificate was revoked since install: revoked', async () => {
+    await inWorkspace(async (ws) => {
+      const signer = createSigner()
+      await install(await ws.artifact('signed', {signer}), {dataRoot: ws.dataRoot, hostRid: 'linux-x64', trust: signer.trust, now: testNow})
+      const revocations = createRevocationList({
+        rootKeyId: signer.root.rootKeyId,
+        rootPrivateKey: signer.root.keyPair.privateKey,
+        entries: [{kind: 'certificate', value: signer.certificateId, reason: 'key-compromise', revokedAt: testNow}],
+        now: testNow,
+      })
+      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', undefined, {trust: signer.trust, now: testNow, revocations})
+      assert.equal(result.valid, false)
+      assert.equal(result.verdict, 'Revoked')
+      assert.deepEqual(result.problems.map((problem) => problem.code), ['revoked'])
     })
   })
 
