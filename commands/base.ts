@@ -1,5 +1,6 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {isSvcPluginError} from '../src/errors.js'
+import {removeTemporaryFilesSync} from '../src/temporary-files.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -25,6 +26,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init()
+    // Ctrl-C or a TERM from a build system: remove what is half-written, then exit 4 (DESIGN §10).
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        removeTemporaryFilesSync()
+        process.stderr.write(`\ncancelled (${signal}).\n`)
+        process.exit(ExitCode.cancelled)
+      })
+    }
     try {
       const {args, argv, flags} = await this.parse({
         flags: this.ctor.flags,

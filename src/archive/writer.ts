@@ -5,6 +5,7 @@ import path from 'node:path'
 import type {PassThrough, Readable} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 import yazl, {type Options as YazlOptions} from 'yazl'
+import {trackTemporaryFile} from '../temporary-files.js'
 import {ArchiveError} from './errors.js'
 import {SizeTally, checkArchiveSize, checkCompressionRatio, checkEntryCount, manifestEntryName, resolveLimits} from './limits.js'
 import {EntryNameRegistry} from './names.js'
@@ -100,6 +101,7 @@ export async function writeArchive(output: string, entries: readonly WriterEntry
   const target = path.resolve(output)
   const plan = planArchive(entries, limits)
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`
+  const forget = trackTemporaryFile(temp)
   try {
     const {bytes, sha256} = await new ArchiveWriter(temp, entries, plan, options.onProgress).run()
     // Never leave an archive that the readers would refuse.
@@ -110,6 +112,8 @@ export async function writeArchive(output: string, entries: readonly WriterEntry
   } catch (error) {
     await unlink(temp).catch(() => undefined)
     throw error
+  } finally {
+    forget()
   }
 }
 

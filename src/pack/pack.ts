@@ -2,6 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {link, readFile, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {pathExists} from '../durable.js'
+import {trackTemporaryFile} from '../temporary-files.js'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
@@ -191,6 +192,7 @@ function dedupe(warnings: Diagnostic[]): Diagnostic[] {
  */
 async function writePacked(output: string, manifest: Buffer, files: readonly HashedFile[], executables: ReadonlySet<string>, limits: ArchiveLimits, options: PackOptions) {
   const staged = `${output}.${randomBytes(6).toString('hex')}.partial`
+  const forget = trackTemporaryFile(staged)
   let store = new Set(files.filter((file) => file.store).map((file) => file.name))
   try {
     for (;;) {
@@ -223,6 +225,7 @@ async function writePacked(output: string, manifest: Buffer, files: readonly Has
     }
   } finally {
     await rm(staged, {force: true})
+    forget()
   }
 }
 
