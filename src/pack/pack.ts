@@ -3,7 +3,8 @@ import {link, readFile, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {pathExists} from '../durable.js'
 import {trackTemporaryFile} from '../temporary-files.js'
-import {resolveLimits} from '../archive/limits.js'
+import {ArchiveError} from '../archive/errors.js'
+import {SizeTally, checkEntryCount, resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {compareEntryNames, writeArchive, type WriterEntry} from '../archive/writer.js'
@@ -137,25 +138,28 @@ async function readSourceManifest(file: string): Promise<Uint8Array> {
   }
 }
 
-/** Refuses a tree the readers would refuse (DESIGN §5.2), before anything is read. */
+/** Which limit each archive reason names, for a pack caller. */
+const limitOfReason: Readonly<Record<string, keyof ArchiveLimits>> = {
+  'too-many-entries': 'maxEntries',
+  'entry-too-large': 'maxEntryBytes',
+  'total-too-large': 'maxTotalBytes',
+}
+
+/**
+ * Refuses a tree the readers would refuse (DESIGN §5.2) before a byte is read, with the archive
+ * layer's own checks, reported as `PackError` naming the limit and the path.
+ */
 function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): void {
-  if (files.length + 1 > limits.maxEntries) {
-    throw new PackError('limit-exceeded', `The tree has ${files.length + 1} entries with manifest.json; the limit is ${limits.maxEntries}.`, {
-      details: {limit: 'maxEntries', value: files.length + 1},
-    })
-  }
-  let total = 0
-  for (const file of files) {
-    if (file.size > limits.maxEntryBytes) {
-      throw new PackError('limit-exceeded', `${file.name} is ${file.size} bytes; one entry may hold at most ${limits.maxEntryBytes}.`, {
-        details: {limit: 'maxEntryBytes', path: file.name, value: file.size},
-      })
-    }
-    total += file.size
-  }
-  if (total > limits.maxTotalBytes) {
-    throw new PackError('limit-exceeded', `The tree holds ${total} bytes; an artifact may hold at most ${limits.maxTotalBytes} uncompressed.`, {
-      details: {limit: 'maxTotalBytes', value: total},
+  try {
+    checkEntryCount(limits, files.length + 1)
+    const tally = new SizeTally(limits)
+    for (const file of files) tally.add(file.name, file.size)
+  } catch (error) {
+    if (!(error instanceof ArchiveError)) throw error
+    const {reason, entry, actual} = error.details as {reason: string; entry?: string; actual?: number}
+    throw new PackError('limit-exceeded', error.message, {
+      cause: error,
+      details: {limit: limitOfReason[reason] ?? reason, ...(entry === undefined ? {} : {path: entry}), value: actual},
     })
   }
 }
@@ -214,11 +218,6 @@ async function writePacked(output: string, manifest: Buffer, files: readonly Has
       if (fresh.length > 0) {
         store = new Set([...store, ...fresh])
         continue
-      }
-      if (written.bytes > limits.maxArchiveBytes) {
-        throw new PackError('limit-exceeded', `The artifact would be ${written.bytes} bytes; the limit is ${limits.maxArchiveBytes}.`, {
-          details: {limit: 'maxArchiveBytes', value: written.bytes},
-        })
       }
       await moveIntoPlace(staged, output, options.force === true)
       return {...written, path: output}

@@ -1,14 +1,11 @@
 import {readFile} from 'node:fs/promises'
-import {manifestEntryName, resolveLimits} from '../archive/limits.js'
-import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
+import {artifactDigestOf} from './artifact-digest.js'
 import {maxCertificateBytes, parseCertificate} from './certificate.js'
-import {computeArtifactDigest} from './digest.js'
 import {SigningError} from './errors.js'
 import {readPublicKeyFile} from './keys.js'
 import {RevocationError} from './revocation-errors.js'
 import {publicKeyFingerprint, type RevocationKind} from './revocation-list.js'
-import {readSignedManifestJson, splitTrailer} from './trailer.js'
 
 /** What to revoke, exactly one of these (`invalid-revocation` otherwise). */
 export interface RevocationTargetOptions {
@@ -57,23 +54,15 @@ export async function resolveRevocationTarget(options: RevocationTargetOptions, 
  * signature block that is not the exact trailer is `invalid-revocation` (P is only defined for signed ones).
  */
 export async function artifactRevocationDigest(file: string, settings: {limits?: Partial<ArchiveLimits>} = {}): Promise<string> {
-  const limits = resolveLimits(settings.limits)
-  const archive = await openArchive(file, {limits})
+  let digest
   try {
-    const files = await archive.digestEntries()
-    const manifestEntry = archive.get(manifestEntryName)
-    if (manifestEntry === undefined) throw notSigned(file, 'it has no manifest.json')
-    const manifestBytes = await archive.readEntry(manifestEntry, limits.maxManifestBytes)
-    files.delete(manifestEntryName)
-    const manifest = readSignedManifestJson(manifestBytes)
-    if ('code' in manifest) throw notSigned(file, manifest.message)
-    if (manifest.signatureCount === 0) throw notSigned(file, 'it is not signed')
-    const split = splitTrailer(manifestBytes, manifest)
-    if ('code' in split) throw notSigned(file, split.message)
-    return `sha256:${computeArtifactDigest({unsignedManifest: split.unsigned, files}).sha256}`
-  } finally {
-    await archive.close()
+    digest = await artifactDigestOf(file, settings)
+  } catch (error) {
+    if (error instanceof SigningError) throw notSigned(file, error.message)
+    throw error
   }
+  if (!digest.signed) throw notSigned(file, 'it is not signed')
+  return `sha256:${digest.sha256}`
 }
 
 async function readCertificateFile(file: string) {
