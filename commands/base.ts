@@ -1,6 +1,6 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {isSvcPluginError} from '../src/errors.js'
-import {removeTemporaryFilesSync} from '../src/temporary-files.js'
+import {removeTemporaryFilesSync} from '../src/fs/temporary-files.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>

@@ -20,7 +20,7 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
 
   async run(): Promise<void> {
     const {inspect} = await import('../src/inspect/inspect.js')
-    const {artifactDigestOf} = await import('../src/signing/artifact-digest.js')
+    const {artifactDigestOf} = await import('../src/artifact/artifact-digest.js')
     const inspection = await inspect(this.args.subject)
     const digest = this.flags['show-digest'] && inspection.subject.kind === 'artifact' ? await artifactDigestOf(this.args.subject) : null
     if (this.flags.json) {

@@ -63,8 +63,8 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
 
   async run(): Promise<void> {
     const {install} = await import('../src/install/install.js')
-    const {readRevocationList} = await import('../src/signing/revocation-files.js')
-    const {readTrustStore} = await import('../src/signing/trust.js')
+    const {readRevocationList} = await import('../src/revocation/files.js')
+    const {readTrustStore} = await import('../src/pki/trust.js')
     const {artifact} = this.args
     const {rid, protocol, trust, revocations, force, activate, retain, json, quiet} = this.flags
     const dataRoot = this.flags['data-root']

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {encodeBase64} from '../src/signing/base64.js'
+import {encodeBase64} from '../src/pki/base64.js'
 import {BaseCommand} from './base.js'
 
 export default class Keygen extends BaseCommand<typeof Keygen> {
@@ -16,7 +16,7 @@ Exit status: 0 written, 2 a key file already exists or the name is not a plain f
   }
 
   async run(): Promise<void> {
-    const {writeKeyPair} = await import('../src/signing/keys.js')
+    const {writeKeyPair} = await import('../src/pki/keys.js')
     const {output, name, json} = this.flags
     const written = await writeKeyPair(output, name)
     if (json) {

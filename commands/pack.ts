@@ -35,8 +35,8 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
   async run(): Promise<void> {
     const {pack} = await import('../src/pack/pack.js')
     const {PackError} = await import('../src/pack/errors.js')
-    const {computeArtifactDigest} = await import('../src/signing/digest.js')
-    const {unsignedManifestOf} = await import('../src/signing/trailer.js')
+    const {computeArtifactDigest} = await import('../src/artifact/digest.js')
+    const {unsignedManifestOf} = await import('../src/artifact/trailer.js')
     const {source} = this.args
     const {output, force, json, quiet} = this.flags
     const dryRun = this.flags['dry-run']

@@ -56,8 +56,8 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   /** `--installed <id>`: re-checks an installed version (DESIGN §8 `verifyInstalled`) instead of an artifact. */
   private async verifyInstalledPlugin(id: string): Promise<void> {
     const {verifyInstalled} = await import('../src/install/verify-installed.js')
-    const {readTrustStore} = await import('../src/signing/trust.js')
-    const {readRevocationList} = await import('../src/signing/revocation-files.js')
+    const {readTrustStore} = await import('../src/pki/trust.js')
+    const {readRevocationList} = await import('../src/revocation/files.js')
     const {version, trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
     const result = await verifyInstalled(this.flags['data-root'] as string, id, version, {
       trust: await readTrustStore(trust),

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {keyUsages, subjectKinds} from '../../src/signing/certificate.js'
+import {keyUsages, subjectKinds} from '../../src/pki/certificate.js'
 import {BaseCommand} from '../base.js'
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
@@ -30,7 +30,7 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
   }
 
   async run(): Promise<void> {
-    const {issueCertificateFiles} = await import('../../src/signing/certificate-files.js')
+    const {issueCertificateFiles} = await import('../../src/pki/certificate-files.js')
     const {usage, output, json} = this.flags
     const {
       'root-key': rootKeyFile,

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {revocationReasons} from '../../src/signing/revocation-list.js'
+import {revocationReasons} from '../../src/revocation/list.js'
 import {BaseCommand} from '../base.js'
 
 export default class CertRevoke extends BaseCommand<typeof CertRevoke> {
@@ -35,7 +35,7 @@ Exit status: 0 revoked, 1 refused (already revoked, the list does not verify und
   }
 
   async run(): Promise<void> {
-    const {revokeInFile} = await import('../../src/signing/revocation-update.js')
+    const {revokeInFile} = await import('../../src/revocation/update.js')
     const {
       list: listFile,
       reason,

@@ -1,5 +1,5 @@
 import {Flags} from '@oclif/core'
-import {encodeBase64} from '../../src/signing/base64.js'
+import {encodeBase64} from '../../src/pki/base64.js'
 import {BaseCommand} from '../base.js'
 
 export default class CertRoot extends BaseCommand<typeof CertRoot> {
@@ -16,7 +16,7 @@ Exit status: 0 written, 2 a file already exists or the root key id is not root_ 
   }
 
   async run(): Promise<void> {
-    const {writeRoot} = await import('../../src/signing/trust.js')
+    const {writeRoot} = await import('../../src/pki/trust.js')
     const {output, json} = this.flags
     const rootKeyId = this.flags['root-key-id']
     const root = await writeRoot(output, rootKeyId === undefined ? {} : {rootKeyId})

@@ -4,7 +4,7 @@ import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {SvcPluginError} from '../errors.js'
 import {readDirectoryContent} from '../manifest/content.js'
-import {readJsonDocument} from '../manifest/json.js'
+import {readJsonDocument} from '../json/strict-json.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {isKnownPermission} from '../model/index.js'
 

@@ -1,7 +1,7 @@
 import {resolveEntrypoint} from '../model/entrypoint.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
 import {readCurrentVersion, writeCurrentVersion} from './current.js'
-import {isDirectory} from '../durable.js'
+import {isDirectory} from '../fs/durable.js'
 import {InstallError, asInstallError} from './errors.js'
 import {readInstalledManifest} from './installed-manifest.js'
 import {assertPluginId, assertVersion, pluginPaths, versionDir} from './layout.js'

@@ -1,5 +1,5 @@
 import {isSemVer} from '../model/semver.js'
-import {readTextOrNull, unlinkDurably, writeFileAtomic} from '../durable.js'
+import {readTextOrNull, unlinkDurably, writeFileAtomic} from '../fs/durable.js'
 
 /**
  * The active version named by `current.json`, or null when there is none. A file that does not parse or

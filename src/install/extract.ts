@@ -4,7 +4,7 @@ import {chmod, mkdir, open} from 'node:fs/promises'
 import path from 'node:path'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
-import {fsyncDirectory} from '../durable.js'
+import {fsyncDirectory} from '../fs/durable.js'
 import {InstallError} from './errors.js'
 
 /** Progress of an extraction: after each entry, and every MiB inside a large one. */

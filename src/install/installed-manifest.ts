@@ -4,7 +4,7 @@ import {resolveLimits} from '../archive/limits.js'
 import type {ValidationReport} from '../manifest/report.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import type {Manifest} from '../model/manifest.js'
-import {hasErrno} from '../durable.js'
+import {hasErrno} from '../fs/durable.js'
 import {InstallError} from './errors.js'
 
 /** An installed version's manifest: its exact bytes, and the parsed manifest when it is valid. */

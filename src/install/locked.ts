@@ -1,9 +1,9 @@
 import {readdir, rmdir, unlink} from 'node:fs/promises'
 import path from 'node:path'
-import {hasErrno} from '../durable.js'
+import {hasErrno} from '../fs/durable.js'
 import {InstallError} from './errors.js'
 import {pluginPaths, stagingRoot} from './layout.js'
-import {acquireLock, isProcessAlive} from './lock.js'
+import {acquireLock, isProcessAlive} from '../fs/lock.js'
 import {listStaging, removeStagingOf, removeTree, stagingOwner} from './staging.js'
 import {applyTransaction, readTransaction} from './transaction.js'
 

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {mkdir, readdir, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {isPluginId} from '../model/plugin-id.js'
-import {fsyncDirectory, hasErrno} from '../durable.js'
+import {fsyncDirectory, hasErrno} from '../fs/durable.js'
 import {stagingRoot} from './layout.js'
 
 /** One operation's scratch directory `_staging/<id>_<random>/` (DESIGN §8). */

@@ -1,4 +1,4 @@
-import {readTextOrNull, writeFileAtomic} from '../durable.js'
+import {readTextOrNull, writeFileAtomic} from '../fs/durable.js'
 import {InstallError} from './errors.js'
 
 /** The verdicts an install can admit: Trusted, or Unsigned when the caller allowed it. */

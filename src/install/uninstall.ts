@@ -1,7 +1,7 @@
 import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {readCurrentVersion, removeCurrentVersion} from './current.js'
-import {hasErrno} from '../durable.js'
+import {hasErrno} from '../fs/durable.js'
 import {InstallError, asInstallError} from './errors.js'
 import {readActivePlugins} from './installed.js'
 import {assertPluginId, pluginPaths} from './layout.js'

@@ -1,5 +1,5 @@
 import type {Manifest} from '../model/index.js'
-import {readJsonDocument} from './json.js'
+import {readJsonDocument} from '../json/strict-json.js'
 import type {SubjectKind, ValidationReport} from './report.js'
 import {identityMatchesDirectory} from './rules/identity-matches-directory.js'
 import type {ExpectedIdentity} from './rules/identity-matches-directory.js'

@@ -1,5 +1,5 @@
 import type {ErrorObject} from 'ajv/dist/2020.js'
-import {childPointer, describePointer} from './pointer.js'
+import {childPointer, describePointer} from '../json/pointer.js'
 import {quote} from './rules/values.js'
 import {manifestSchema} from './schema.js'
 

@@ -5,7 +5,7 @@ import type {PackageContent} from './content.js'
 import {supportedManifestVersion, validateDocument} from './engine.js'
 import type {ValidateManifestOptions} from './engine.js'
 import {ValidationError} from './errors.js'
-import {maxManifestBytes, readJsonDocument} from './json.js'
+import {maxManifestBytes, readJsonDocument} from '../json/strict-json.js'
 import {levelIncludes} from './levels.js'
 import type {Level} from './levels.js'
 import type {SubjectKind, ValidationReport} from './report.js'
@@ -69,7 +69,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
   if (kind === 'artifact') {
     // Loaded on demand: the archive layer is not needed to judge a manifest or a folder.
-    const {validateArtifact} = await import('./validate-artifact.js')
+    const {validateArtifact} = await import('../artifact/validate-artifact.js')
     return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given})
   }
   const level = options.level ?? 'development'

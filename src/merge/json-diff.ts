@@ -1,4 +1,4 @@
-import {childPointer} from '../manifest/pointer.js'
+import {childPointer} from '../json/pointer.js'
 
 /**
  * The RFC 6901 pointer of the first place where two parsed JSON values differ, or null when they

@@ -1,6 +1,6 @@
 import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
-import {pathExists} from '../durable.js'
+import {pathExists} from '../fs/durable.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'

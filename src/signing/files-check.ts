@@ -1,6 +1,6 @@
 import type {EntryDigest} from '../archive/types.js'
 import type {FileDigest} from '../model/manifest.js'
-import {chainEntryNames} from './chain.js'
+import {chainEntryNames} from '../pki/chain.js'
 import {entryCollisionKey} from '../archive/path-policy.js'
 import {compareEntryNames} from '../archive/writer.js'
 import {problem, type VerifyProblem} from './result.js'

@@ -1,5 +1,5 @@
-import type {Certificate} from './certificate.js'
-import type {RevocationEntry, RevocationListSummary} from './revocation-list.js'
+import type {Certificate} from '../pki/certificate.js'
+import type {RevocationEntry, RevocationListSummary} from '../revocation/list.js'
 
 /**
  * The outcome of verifying a signed artifact (DESIGN §7.4): every code in checklist order, the

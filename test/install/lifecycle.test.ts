@@ -9,7 +9,7 @@ import {listInstalled} from '../../src/install/installed.js'
 import type {InstallOptions} from '../../src/install/types.js'
 import {uninstall} from '../../src/install/uninstall.js'
 import {verifyInstalled} from '../../src/install/verify-installed.js'
-import {createRevocationList} from '../../src/signing/revocation-list.js'
+import {createRevocationList} from '../../src/revocation/list.js'
 import {createSigner, testNow} from './helpers/artifacts.js'
 import {currentOf, inWorkspace, installError, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
 

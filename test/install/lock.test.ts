@@ -6,7 +6,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {InstallError} from '../../src/install/errors.js'
-import {acquireLock, withLock} from '../../src/install/lock.js'
+import {acquireLock, withLock} from '../../src/fs/lock.js'
 import {tempDir} from '../helpers/cli.js'
 
 /** The pid of a process that has exited: spawned, awaited. */

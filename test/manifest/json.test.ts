@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import fc from 'fast-check'
-import {maxJsonNesting, maxManifestBytes, readJsonDocument} from '../../src/manifest/json.js'
-import type {ReadJsonResult} from '../../src/manifest/json.js'
-import {firstInvalidUtf8} from '../../src/manifest/utf8.js'
+import {maxJsonNesting, maxManifestBytes, readJsonDocument} from '../../src/json/strict-json.js'
+import type {ReadJsonResult} from '../../src/json/strict-json.js'
+import {firstInvalidUtf8} from '../../src/json/utf8.js'
 
 const encoder = new TextEncoder()
 

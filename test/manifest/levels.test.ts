@@ -7,7 +7,7 @@ import {after, before, describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
 import {readDirectoryContent} from '../../src/manifest/content.js'
 import {SvcPluginError} from '../../src/errors.js'
-import {maxManifestBytes} from '../../src/manifest/json.js'
+import {maxManifestBytes} from '../../src/json/strict-json.js'
 import {validatePath} from '../../src/manifest/validate.js'
 import {completeManifest, lineOf, manifestText, minimalManifest, summary} from './helpers.js'
 

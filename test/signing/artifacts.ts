@@ -1,9 +1,9 @@
 import {compareEntryNames, writeArchive, type WriterEntry} from '../../src/archive/writer.js'
-import {base64Line} from '../../src/signing/base64.js'
-import {computeArtifactDigest, signatureMessage} from '../../src/signing/digest.js'
-import {sign} from '../../src/signing/ed25519.js'
+import {base64Line} from '../../src/pki/base64.js'
+import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest.js'
+import {sign} from '../../src/pki/ed25519.js'
 import {signContents} from '../../src/signing/sign.js'
-import {appendSignatureTrailer, unsignedManifestOf} from '../../src/signing/trailer.js'
+import {appendSignatureTrailer, unsignedManifestOf} from '../../src/artifact/trailer.js'
 import type {ArtifactContents} from '../../src/signing/verify.js'
 import {digestsOf, samplePlugin, testNow, type TestPki} from './pki.js'
 

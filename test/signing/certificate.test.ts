@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {certificateMessage, issueCertificate, parseCertificate} from '../../src/signing/certificate.js'
-import {generateKeyPair, verifyStrict} from '../../src/signing/ed25519.js'
+import {certificateMessage, issueCertificate, parseCertificate} from '../../src/pki/certificate.js'
+import {generateKeyPair, verifyStrict} from '../../src/pki/ed25519.js'
 import {createPki, issueFor, testNow, validFrom, validTo} from './pki.js'
 
 const encode = (value: unknown): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify(value)))

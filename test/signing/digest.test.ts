@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {createHash} from 'node:crypto'
 import {describe, it} from 'node:test'
-import {computeArtifactDigest, signatureMessage} from '../../src/signing/digest.js'
+import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest.js'
 import {sha256Of} from './pki.js'
 
 describe('the canonical artifact digest P (DESIGN §7.2)', () => {

@@ -4,7 +4,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
-import {generateKeyPair, isStrictPublicKey, publicKeyOf, sign, verifyStrict} from '../../src/signing/ed25519.js'
+import {generateKeyPair, isStrictPublicKey, publicKeyOf, sign, verifyStrict} from '../../src/pki/ed25519.js'
 
 interface Vector {
   id: string

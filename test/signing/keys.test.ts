@@ -3,9 +3,9 @@ import {mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {publicKeyOf} from '../../src/signing/ed25519.js'
-import {readPrivateKeyFile, readPublicKeyFile, writeKeyPair} from '../../src/signing/keys.js'
-import {createRoot, parseTrustStore, readTrustStore, writeRoot} from '../../src/signing/trust.js'
+import {publicKeyOf} from '../../src/pki/ed25519.js'
+import {readPrivateKeyFile, readPublicKeyFile, writeKeyPair} from '../../src/pki/keys.js'
+import {createRoot, parseTrustStore, readTrustStore, writeRoot} from '../../src/pki/trust.js'
 
 let dir: string
 before(async () => {

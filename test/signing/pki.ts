@@ -1,9 +1,9 @@
 import {createHash} from 'node:crypto'
-import {certificateMessage, issueCertificate, type IssueCertificateOptions, type KeyUsage, type SubjectKind} from '../../src/signing/certificate.js'
-import {generateKeyPair, sign} from '../../src/signing/ed25519.js'
-import type {KeyPair} from '../../src/signing/keys.js'
-import {createRoot} from '../../src/signing/trust.js'
-import type {TrustStore} from '../../src/signing/trust.js'
+import {certificateMessage, issueCertificate, type IssueCertificateOptions, type KeyUsage, type SubjectKind} from '../../src/pki/certificate.js'
+import {generateKeyPair, sign} from '../../src/pki/ed25519.js'
+import type {KeyPair} from '../../src/pki/keys.js'
+import {createRoot} from '../../src/pki/trust.js'
+import type {TrustStore} from '../../src/pki/trust.js'
 
 /** The clock every signing test runs at, unless a case says otherwise. */
 export const testNow = new Date('2030-06-01T12:00:00Z')

@@ -3,10 +3,10 @@ import {createHash} from 'node:crypto'
 import {readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {decodeBase64} from '../../src/signing/base64.js'
-import {computeArtifactDigest} from '../../src/signing/digest.js'
-import {readRevocationList, revocationSignatureFile, writeRevocationList} from '../../src/signing/revocation-files.js'
-import {sign} from '../../src/signing/ed25519.js'
+import {decodeBase64} from '../../src/pki/base64.js'
+import {computeArtifactDigest} from '../../src/artifact/digest.js'
+import {readRevocationList, revocationSignatureFile, writeRevocationList} from '../../src/revocation/files.js'
+import {sign} from '../../src/pki/ed25519.js'
 import {
   createRevocationList,
   publicKeyFingerprint,
@@ -16,9 +16,9 @@ import {
   type RevocationList,
   type RevocationRequest,
   verifyRevocationList,
-} from '../../src/signing/revocation-list.js'
-import {splitSignedManifest} from '../../src/signing/trailer.js'
-import {createRoot} from '../../src/signing/trust.js'
+} from '../../src/revocation/list.js'
+import {splitSignedManifest} from '../../src/artifact/trailer.js'
+import {createRoot} from '../../src/pki/trust.js'
 import {verifyContents} from '../../src/signing/verify.js'
 import {tempDir} from '../helpers/cli.js'
 import {type Artifact, contentsOf, flipByte, forgeSigned, signedSample} from './artifacts.js'

@@ -1,8 +1,8 @@
-import {encodeBase64} from '../../src/signing/base64.js'
-import {generateKeyPair} from '../../src/signing/ed25519.js'
+import {encodeBase64} from '../../src/pki/base64.js'
+import {generateKeyPair} from '../../src/pki/ed25519.js'
 import type {VerifyCode} from '../../src/signing/result.js'
-import type {TrustStore} from '../../src/signing/trust.js'
-import {createRoot} from '../../src/signing/trust.js'
+import type {TrustStore} from '../../src/pki/trust.js'
+import {createRoot} from '../../src/pki/trust.js'
 import {type Artifact, type Chain, flipByte, forgeSigned, signedSample, withEntry, withManifestText} from './artifacts.js'
 import {craftCertificate, createPki, fieldsOf, issueFor, samplePlugin, type TestPki, validFrom, validTo} from './pki.js'
 

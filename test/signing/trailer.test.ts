@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {appendSignatureTrailer, splitSignedManifest, type SignatureFields} from '../../src/signing/trailer.js'
+import {appendSignatureTrailer, splitSignedManifest, type SignatureFields} from '../../src/artifact/trailer.js'
 
 const signature: SignatureFields = {
   algorithm: 'ed25519',

@@ -1,6 +1,6 @@
 import {signContents} from '../../src/signing/sign.js'
 import {type Artifact, writeArtifact} from '../signing/artifacts.js'
-import {createRoot} from '../../src/signing/trust.js'
+import {createRoot} from '../../src/pki/trust.js'
 import {digestsOf, issueFor, sha256Of, type TestPki, testNow} from '../signing/pki.js'
 
 /** The uploading account that matches the test PKI's certificate and the plugin's publisher. */

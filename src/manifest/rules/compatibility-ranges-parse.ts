@@ -1,5 +1,5 @@
 import {isVersionRange} from '../../model/index.js'
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import type {Rule} from './types.js'
 import {member, quote} from './values.js'
 

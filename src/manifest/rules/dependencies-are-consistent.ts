@@ -1,5 +1,5 @@
 import {isPluginId, isVersionRange} from '../../model/index.js'
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import {rangeGrammar} from './compatibility-ranges-parse.js'
 import {pluginIdProblem} from './id-is-a-plugin-id.js'
 import type {Rule} from './types.js'

@@ -1,4 +1,4 @@
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import type {Rule} from './types.js'
 import {declaredEntrypoints, normalizePackagePath, quote} from './values.js'
 

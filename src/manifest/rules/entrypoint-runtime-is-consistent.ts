@@ -1,6 +1,6 @@
 import {dotnetVersionPattern, isScriptExecutable, runtimeKindOf} from '../../model/index.js'
 import type {Entrypoint} from '../../model/index.js'
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import type {Rule} from './types.js'
 import {declaredEntrypoints, hasMember, isRecord, member, quote} from './values.js'
 

@@ -1,6 +1,6 @@
 import {checkExecutablePath} from '../../model/index.js'
 import type {ExecutablePathProblem} from '../../model/index.js'
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import type {Rule} from './types.js'
 import {declaredEntrypoints, quote} from './values.js'
 

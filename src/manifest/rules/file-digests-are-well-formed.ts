@@ -1,5 +1,5 @@
 import {checkIconPath} from '../../model/index.js'
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import {schemaPattern} from '../schema.js'
 import {packagePathProblems} from './icon-path-is-safe.js'
 import type {Rule} from './types.js'

@@ -1,4 +1,4 @@
-import {describePointer} from '../pointer.js'
+import {describePointer} from '../../json/pointer.js'
 import {matchesFormat} from '../schema-validator.js'
 import type {Rule} from './types.js'
 import {hasMember, isBlank, isRecord, member, quote} from './values.js'

@@ -1,4 +1,4 @@
-import {childPointer} from '../pointer.js'
+import {childPointer} from '../../json/pointer.js'
 
 /** Small readers shared by the rules: a manifest is untrusted `unknown` until a rule has looked. */
 

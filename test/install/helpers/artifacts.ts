@@ -4,15 +4,15 @@ import path from 'node:path'
 
 import {writeArchive, type WriterEntry} from '../../../src/archive/writer.js'
 import type {FileDigest} from '../../../src/model/manifest.js'
-import {base64Line} from '../../../src/signing/base64.js'
-import {issueCertificate} from '../../../src/signing/certificate.js'
-import {generateKeyPair} from '../../../src/signing/ed25519.js'
-import type {KeyPair} from '../../../src/signing/keys.js'
-import {computeArtifactDigest, signatureMessage} from '../../../src/signing/digest.js'
-import {sign} from '../../../src/signing/ed25519.js'
+import {base64Line} from '../../../src/pki/base64.js'
+import {issueCertificate} from '../../../src/pki/certificate.js'
+import {generateKeyPair} from '../../../src/pki/ed25519.js'
+import type {KeyPair} from '../../../src/pki/keys.js'
+import {computeArtifactDigest, signatureMessage} from '../../../src/artifact/digest.js'
+import {sign} from '../../../src/pki/ed25519.js'
 import {signContents} from '../../../src/signing/sign.js'
-import {appendSignatureTrailer, unsignedManifestOf} from '../../../src/signing/trailer.js'
-import {createRoot, type TrustStore} from '../../../src/signing/trust.js'
+import {appendSignatureTrailer, unsignedManifestOf} from '../../../src/artifact/trailer.js'
+import {createRoot, type TrustStore} from '../../../src/pki/trust.js'
 
 /** The clock signed test artifacts are made and installed at. */
 export const testNow = new Date('2030-06-01T12:00:00Z')

@@ -1,11 +1,11 @@
 import {ArchiveError} from '../archive/errors.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
-import type {PackageContent} from './content.js'
-import type {Diagnostic} from './diagnostic.js'
-import {validateManifest} from './validate.js'
-import type {Level} from './levels.js'
-import type {ValidationReport} from './report.js'
+import type {PackageContent} from '../manifest/content.js'
+import type {Diagnostic} from '../manifest/diagnostic.js'
+import {validateManifest} from '../manifest/validate.js'
+import type {Level} from '../manifest/levels.js'
+import type {ValidationReport} from '../manifest/report.js'
 
 /** Archive codes that mean there is no artifact to judge: thrown, so the CLI exits 3. */
 const unreadableArchiveCodes = new Set(['not-an-artifact', 'file-not-found', 'unreadable'])

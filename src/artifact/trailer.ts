@@ -1,11 +1,11 @@
 import {parseTree} from 'jsonc-parser'
-import {readJsonDocument} from '../manifest/json.js'
-import {decodeBase64} from './base64.js'
-import {certificateIdPattern} from './certificate.js'
-import {signatureLength} from './ed25519.js'
-import {SigningError} from './errors.js'
-import {problem, type VerifyProblem} from './result.js'
-import {isTimestamp} from './timestamp.js'
+import {readJsonDocument} from '../json/strict-json.js'
+import {decodeBase64} from '../pki/base64.js'
+import {certificateIdPattern} from '../pki/certificate.js'
+import {signatureLength} from '../pki/ed25519.js'
+import {SigningError} from '../pki/errors.js'
+import {problem, type VerifyProblem} from '../signing/result.js'
+import {isTimestamp} from '../pki/timestamp.js'
 
 /** The four values of a signature block, exactly as the trailer carries them (DESIGN §7.2). */
 export interface SignatureFields {

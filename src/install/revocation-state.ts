@@ -1,12 +1,12 @@
 import {createHash} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {writeFileAtomic} from '../durable.js'
-import {pluginsRoot} from '../install/layout.js'
-import {withLock} from '../install/lock.js'
-import {RevocationError} from './revocation-errors.js'
-import {type RevocationList, verifyRevocationList, type VerifiedRevocationList} from './revocation-list.js'
-import type {TrustStore} from './trust.js'
+import {writeFileAtomic} from '../fs/durable.js'
+import {pluginsRoot} from './layout.js'
+import {withLock} from '../fs/lock.js'
+import {RevocationError} from '../revocation/errors.js'
+import {type RevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
+import type {TrustStore} from '../pki/trust.js'
 
 /**
  * Rollback protection for revocation lists: the highest list a data root has seen, per root, kept in

@@ -1,8 +1,8 @@
 import {link, open, readFile, rename, rm, stat} from 'node:fs/promises'
 import path from 'node:path'
-import {fsyncDirectory, temporarySibling} from '../durable.js'
-import {RevocationError} from './revocation-errors.js'
-import {maxRevocationListBytes, type RevocationList} from './revocation-list.js'
+import {fsyncDirectory, temporarySibling} from '../fs/durable.js'
+import {RevocationError} from './errors.js'
+import {maxRevocationListBytes, type RevocationList} from './list.js'
 
 /**
  * The signature file of a list file: beside it, the `.json` extension replaced by `.sig`

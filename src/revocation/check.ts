@@ -1,7 +1,7 @@
-import {type Certificate, certificatePublicKey} from './certificate.js'
-import {entryKey, publicKeyFingerprint, refusesEverySignature, type RevocationEntry, type RevocationListContent} from './revocation-list.js'
-import {problem, type VerifyProblem} from './result.js'
-import {parseTimestamp} from './timestamp.js'
+import {type Certificate, certificatePublicKey} from '../pki/certificate.js'
+import {entryKey, publicKeyFingerprint, refusesEverySignature, type RevocationEntry, type RevocationListContent} from './list.js'
+import {problem, type VerifyProblem} from '../signing/result.js'
+import {parseTimestamp} from '../pki/timestamp.js'
 
 /** What the revocation step knows about an artifact whose signature was proven valid. */
 export interface RevocationSubject {

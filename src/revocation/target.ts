@@ -1,11 +1,11 @@
 import {readFile} from 'node:fs/promises'
 import type {ArchiveLimits} from '../archive/types.js'
-import {artifactDigestOf} from './artifact-digest.js'
-import {maxCertificateBytes, parseCertificate} from './certificate.js'
-import {SigningError} from './errors.js'
-import {readPublicKeyFile} from './keys.js'
-import {RevocationError} from './revocation-errors.js'
-import {publicKeyFingerprint, type RevocationKind} from './revocation-list.js'
+import {artifactDigestOf} from '../artifact/artifact-digest.js'
+import {maxCertificateBytes, parseCertificate} from '../pki/certificate.js'
+import {SigningError} from '../pki/errors.js'
+import {readPublicKeyFile} from '../pki/keys.js'
+import {RevocationError} from './errors.js'
+import {publicKeyFingerprint, type RevocationKind} from './list.js'
 
 /** What to revoke, exactly one of these (`invalid-revocation` otherwise). */
 export interface RevocationTargetOptions {

@@ -1,7 +1,7 @@
 import {decodeBase64, decodeBase64Line} from './base64.js'
 import {type Certificate, certificateMessage, checkCertificate, readCertificateObject, validityInside} from './certificate.js'
 import {keyLength, verifyStrict} from './ed25519.js'
-import {problem, type VerifyProblem} from './result.js'
+import {problem, type VerifyProblem} from '../signing/result.js'
 import {type TrustStore, trustedRootKey} from './trust.js'
 
 /** The certificate files an artifact carries at its root; null when the entry is absent. */

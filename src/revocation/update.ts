@@ -1,8 +1,8 @@
 import type {ArchiveLimits} from '../archive/types.js'
-import {withLock} from '../install/lock.js'
-import {readPrivateKeyFile} from './keys.js'
-import {RevocationError} from './revocation-errors.js'
-import {readRevocationList, revocationListExists, revocationSignatureFile, writeRevocationList} from './revocation-files.js'
+import {withLock} from '../fs/lock.js'
+import {readPrivateKeyFile} from '../pki/keys.js'
+import {RevocationError} from './errors.js'
+import {readRevocationList, revocationListExists, revocationSignatureFile, writeRevocationList} from './files.js'
 import {
   createRevocationList,
   entryKey,
@@ -12,8 +12,8 @@ import {
   type RevocationListTimes,
   type RevocationReason,
   type VerifiedRevocationList,
-} from './revocation-list.js'
-import {resolveRevocationTarget, type RevocationTargetOptions} from './revocation-target.js'
+} from './list.js'
+import {resolveRevocationTarget, type RevocationTargetOptions} from './target.js'
 
 /** What `revokeInFile` needs: the list files, the root key, the target (exactly one) and the reason. */
 export interface RevokeInFileOptions extends RevocationTargetOptions, RevocationListTimes {

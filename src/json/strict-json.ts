@@ -1,6 +1,6 @@
 import {parseTree} from 'jsonc-parser'
 import type {Node, ParseError} from 'jsonc-parser'
-import type {Diagnostic} from './diagnostic.js'
+import type {Diagnostic} from '../manifest/diagnostic.js'
 import {childPointer, parentPointer, pointerTokens} from './pointer.js'
 import {firstInvalidUtf8} from './utf8.js'
 

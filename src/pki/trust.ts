@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import {readFile, rm} from 'node:fs/promises'
-import {readJsonDocument} from '../manifest/json.js'
+import {readJsonDocument} from '../json/strict-json.js'
 import path from 'node:path'
 import {decodeBase64, encodeBase64} from './base64.js'
 import {rootKeyIdPattern} from './certificate.js'

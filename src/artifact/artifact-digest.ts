@@ -2,7 +2,7 @@ import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {computeArtifactDigest, type ArtifactDigest} from './digest.js'
-import {SigningError} from './errors.js'
+import {SigningError} from '../pki/errors.js'
 import {readSignedManifestJson, splitTrailer, unsignedManifestOf} from './trailer.js'
 
 /** The canonical digest of an artifact on disk, and whether it carries a signature trailer. */

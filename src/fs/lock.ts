@@ -3,8 +3,8 @@ import {link, mkdir, open, readFile, rename, unlink} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {hasErrno} from '../durable.js'
-import {InstallError} from './errors.js'
+import {hasErrno} from './durable.js'
+import {InstallError} from '../install/errors.js'
 
 /** How long an operation waits for another one on the same plugin before `lock-timeout`, by default. */
 export const defaultLockTimeoutMs = 10 * 60 * 1000

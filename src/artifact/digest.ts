@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import type {EntryDigest} from '../archive/types.js'
 import {compareEntryNames} from '../archive/writer.js'
-import {SigningError} from './errors.js'
+import {SigningError} from '../pki/errors.js'
 
 /** What the canonical artifact digest covers: the unsigned manifest U and every other archive entry. */
 export interface ArtifactDigestInput {

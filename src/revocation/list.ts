@@ -1,11 +1,11 @@
 import {createHash} from 'node:crypto'
-import {readJsonDocument} from '../manifest/json.js'
-import {decodeBase64, encodeBase64} from './base64.js'
-import {certificateIdPattern, rootKeyIdPattern} from './certificate.js'
-import {publicKeyOf, sign, signatureLength, verifyStrict} from './ed25519.js'
-import {RevocationError} from './revocation-errors.js'
-import {formatTimestamp, parseTimestamp} from './timestamp.js'
-import {parseTrustStore, type TrustStore, trustedRootKey} from './trust.js'
+import {readJsonDocument} from '../json/strict-json.js'
+import {decodeBase64, encodeBase64} from '../pki/base64.js'
+import {certificateIdPattern, rootKeyIdPattern} from '../pki/certificate.js'
+import {publicKeyOf, sign, signatureLength, verifyStrict} from '../pki/ed25519.js'
+import {RevocationError} from './errors.js'
+import {formatTimestamp, parseTimestamp} from '../pki/timestamp.js'
+import {parseTrustStore, type TrustStore, trustedRootKey} from '../pki/trust.js'
 
 /**
  * The root-signed revocation list (`revocations.json` + `revocations.sig`).

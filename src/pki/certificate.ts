@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {readJsonDocument} from '../manifest/json.js'
+import {readJsonDocument} from '../json/strict-json.js'
 import {decodeBase64, encodeBase64} from './base64.js'
 import {isStrictPublicKey, keyLength, publicKeyOf, sign} from './ed25519.js'
 import {SigningError} from './errors.js'
