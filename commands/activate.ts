@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {activate} from '../src/index.js'
 
 /** `svc-plugin activate <id> <version>`: the library `activate` (rollback). */
 export default class Activate extends BaseCommand<typeof Activate> {
@@ -20,7 +21,6 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
   }
 
   async run(): Promise<void> {
-    const {activate} = await import('../src/install/activate.js')
     const {id, version} = this.args
     const result = await activate(this.flags['data-root'], id, version)
     if (this.flags.json) {

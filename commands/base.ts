@@ -1,10 +1,14 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
-import {isSvcPluginError} from '../src/errors.js'
-import {removeTemporaryFilesSync} from '../src/fs/temporary-files.js'
+import {isSvcPluginError, removeTemporaryFilesSync} from '../src/index.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
+export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {error: {...details, code, message}, ...extra}
+}
 
 /**
  * Every command extends this: it owns the global flags, writes results to stdout and
@@ -26,7 +30,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init()
-    // Ctrl-C or a TERM from a build system: remove what is half-written, then exit 4 (DESIGN §10).
+    // Ctrl-C or a TERM from a build system: remove what is half-written, then exit 4.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         removeTemporaryFilesSync()
@@ -70,26 +74,33 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     process.exitCode = code
   }
 
+  /** True when the JSON form was asked for, even when the flags could not be parsed. */
+  protected get wantsJson(): boolean {
+    return this.flags?.json ?? process.argv.includes('--json')
+  }
+
+  /**
+   * Reports a failure the one way every command does: the JSON error shape on stdout with --json, and
+   * `error <code>: <message>` on stderr (plus `text` below it, when there is more to show), then exits.
+   */
+  protected fail(code: string, message: string, status: ExitCode, options: {details?: Readonly<Record<string, unknown>>; extra?: Record<string, unknown>; text?: string} = {}): never {
+    if (this.wantsJson) this.outJson(errorDocument(code, message, options.details, options.extra))
+    process.stderr.write(`error ${code}: ${message}\n${options.text ?? ''}`)
+    this.exit(status)
+  }
+
   private failUsage(error: unknown): never {
     const message = error instanceof Error ? error.message : String(error)
-    process.stderr.write(`error usage: ${usageText(message)}\nSee: svc-plugin ${this.id?.replaceAll(':', ' ') ?? ''} --help\n`)
-    this.exit(ExitCode.usage)
+    const help = `svc-plugin ${this.id?.replaceAll(':', ' ') ?? ''} --help`.replace(/ {2,}/g, ' ')
+    this.fail('usage', usageText(message), ExitCode.usage, {text: `See: ${help}\n`})
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
-    if (isSvcPluginError(error)) {
-      const status = exitCodeFor(error)
-      if (this.flags?.json) {
-        this.outJson({error: {code: error.code, message: error.message, ...error.details}})
-      }
-      process.stderr.write(`error ${error.code}: ${error.message}\n`)
-      this.exit(status)
-    }
+    if (isSvcPluginError(error)) this.fail(error.code, error.message, exitCodeFor(error), {details: error.details})
     if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
-    process.stderr.write(`internal error: ${error.message}\n`)
     if (process.env.DEBUG) process.stderr.write(`${error.stack ?? ''}\n`)
-    this.exit(ExitCode.internal)
+    this.fail('internal-error', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
   }
 }
 

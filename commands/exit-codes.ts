@@ -1,65 +1,164 @@
-import {SvcPluginError, isSvcPluginError} from '../src/errors.js'
+import {
+  isSvcPluginError,
+  type ArchiveErrorCode,
+  type InputFileErrorCode,
+  type InspectErrorCode,
+  type InstallErrorCode,
+  type MergeErrorCode,
+  type ModelErrorCode,
+  type PackErrorCode,
+  type RevocationErrorCode,
+  type SigningErrorCode,
+  type StoreErrorCode,
+  type ValidationErrorCode,
+} from '../src/index.js'
 
-/** Exit statuses shared by every command (DESIGN §10). */
+/** Exit statuses shared by every command. */
 export const ExitCode = {
+  /** Success, warnings allowed. */
   success: 0,
+  /** The subject was judged and refused. */
   invalid: 1,
+  /** The command line was wrong, or it would destroy something (an output that exists). */
   usage: 2,
+  /** An input cannot be read: missing, not a regular file, not a ZIP. */
   unreadable: 3,
+  /** Interrupted (Ctrl-C, SIGTERM). */
   cancelled: 4,
+  /** An output cannot be written: an output path or the data root (permissions, disk full, not a directory). */
+  unwritable: 5,
+  /** A bug in this tool. */
   internal: 70,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-/** Codes that mean the command line was wrong or would destroy something: exit 2. */
-const usageCodes = new Set<string>([
-  'usage',
-  'too-many-selectors',
-  'unknown-level',
-  'output-exists',
-  'invalid-argument',
-  'merge-needs-two',
-  'package-format-unsupported',
-  'invalid-key-name',
-  'invalid-root-key-id',
-  'invalid-validity',
-  'invalid-signer',
-  'invalid-revocation',
-])
+/** The command line's own codes: parsing, dispatch, interruption. */
+export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled'
 
-/** Codes that mean the input could not be read at all: exit 3. */
-const unreadableCodes = new Set<string>([
-  'file-not-found',
-  'unreadable',
-  'not-an-artifact',
-  'package-unreadable-file',
-  'trust-store-unreadable',
-  'key-unreadable',
-  'revocation-list-unreadable',
-])
+/** Every code an error of this toolchain can carry. */
+export type ErrorCode =
+  | ArchiveErrorCode
+  | InputFileErrorCode
+  | InstallErrorCode
+  | SigningErrorCode
+  | RevocationErrorCode
+  | PackErrorCode
+  | MergeErrorCode
+  | StoreErrorCode
+  | ValidationErrorCode
+  | InspectErrorCode
+  | ModelErrorCode
+  | 'lock-timeout'
+  | CommandErrorCode
 
-/** Codes that mean the user interrupted the work: exit 4. */
-const cancelledCodes = new Set<string>(['cancelled'])
+const {invalid, usage, unreadable, cancelled, unwritable} = ExitCode
 
 /**
- * The one table from an outcome to an exit status. Every coded error not listed as usage,
- * unreadable or cancelled means the subject was judged and refused: exit 1. Anything
- * uncoded is a bug in this tool: exit 70.
+ * The one table from a code to its exit status. It is typed over every error-code union, so a new code does
+ * not compile until it is classified here, and an entry for a code that no longer exists does not compile
+ * either. A code means one thing everywhere it occurs (`file-not-found` is 3 for every command).
  */
+const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
+  // The command line.
+  usage,
+  'unknown-command': usage,
+  cancelled,
+  // Inputs that cannot be read.
+  'file-not-found': unreadable,
+  'not-a-regular-file': unreadable,
+  unreadable,
+  'not-an-artifact': unreadable,
+  'trust-store-unreadable': unreadable,
+  'key-unreadable': unreadable,
+  'certificate-unreadable': unreadable,
+  'revocation-list-unreadable': unreadable,
+  // Outputs that cannot be written, or that exist.
+  'output-exists': usage,
+  'write-failed': unwritable,
+  'io-error': unwritable,
+  // Arguments that are not usable.
+  'too-many-selectors': usage,
+  'invalid-argument': usage,
+  'merge-needs-two': usage,
+  'invalid-key-name': usage,
+  'invalid-root-key-id': usage,
+  'invalid-validity': usage,
+  'invalid-signer': usage,
+  'invalid-revocation': usage,
+  'trust-store-invalid': usage,
+  'invalid-version': usage,
+  'invalid-range': usage,
+  'invalid-entrypoint': usage,
+  // The archive was judged and refused.
+  'unsafe-entry': invalid,
+  'limit-exceeded': invalid,
+  'archive-malformed': invalid,
+  'archive-unsupported': invalid,
+  'source-changed': invalid,
+  // The manifest or the content was judged and refused.
+  'manifest-invalid': invalid,
+  'manifest-missing': invalid,
+  'manifest-malformed': invalid,
+  'file-missing': invalid,
+  'file-size-mismatch': invalid,
+  'file-digest-mismatch': invalid,
+  'undeclared-file': invalid,
+  'hash-mismatch': invalid,
+  'source-entry-rejected': invalid,
+  'identity-mismatch': invalid,
+  'manifest-mismatch': invalid,
+  'duplicate-rid': invalid,
+  'file-conflict': invalid,
+  // Installation refused.
+  incompatible: invalid,
+  'id-mismatch': invalid,
+  'already-installed': invalid,
+  'unsigned-not-permitted': invalid,
+  'signature-invalid': invalid,
+  'signature-untrusted': invalid,
+  'signature-revoked': invalid,
+  'publisher-changed': invalid,
+  'trust-downgrade': invalid,
+  'not-installed': invalid,
+  'version-not-installed': invalid,
+  'dependency-in-use': invalid,
+  'lock-timeout': invalid,
+  // Keys, certificates, signing and revocation refused.
+  'key-invalid': invalid,
+  'key-mismatch': invalid,
+  'certificate-untrusted': invalid,
+  'certificate-malformed': invalid,
+  'certificate-wrong-purpose': invalid,
+  'certificate-issuer-missing': invalid,
+  'certificate-issuer-mismatch': invalid,
+  'certificate-outlives-issuer': invalid,
+  'chain-too-long': invalid,
+  'certificate-not-yet-valid': invalid,
+  'certificate-expired': invalid,
+  'already-signed': invalid,
+  'signature-malformed': invalid,
+  'invalid-digest-input': invalid,
+  'publisher-mismatch': invalid,
+  'self-verification-failed': invalid,
+  'revocation-list-invalid': invalid,
+  'revocation-list-stale': invalid,
+  'revocation-list-rollback': invalid,
+  'already-revoked': invalid,
+}
+
+/** The exit status of a thrown error: by its code for one of ours, 70 for anything else (a bug). */
 export function exitCodeFor(error: unknown): ExitCode {
   if (!isSvcPluginError(error)) return ExitCode.internal
-  if (usageCodes.has(error.code)) return ExitCode.usage
-  if (unreadableCodes.has(error.code)) return ExitCode.unreadable
-  if (cancelledCodes.has(error.code)) return ExitCode.cancelled
-  return ExitCode.invalid
+  return Object.hasOwn(exitStatusOf, error.code) ? exitStatusOf[error.code as ErrorCode] : ExitCode.internal
 }
 
 /**
- * The exit status of a refused verification, from its deciding problem: for an archive the reader
- * refused, by the reader's code (a file that is missing or not a ZIP is unreadable, 3; a hostile one is
- * invalid, 1); otherwise by the problem's code (an unsupported format is 2; every other refusal is 1).
+ * The exit status of a refused verification or upload, from its deciding problem: a problem is a judgment
+ * (1), except an archive the reader could not open at all, which takes its archive code's status (a missing
+ * file or not a ZIP is 3), and an archive format this tool does not read (2).
  */
-export function exitCodeForProblem(problem: {code: string; message: string; archiveCode?: string}): ExitCode {
-  const code = problem.code === 'package-unreadable' && problem.archiveCode !== undefined ? problem.archiveCode : problem.code
-  return exitCodeFor(new SvcPluginError(code, problem.message))
+export function exitCodeForProblem(problem: {code: string; archiveCode?: string}): ExitCode {
+  if (problem.code === 'package-format-unsupported') return ExitCode.usage
+  if (problem.archiveCode !== undefined && Object.hasOwn(exitStatusOf, problem.archiveCode)) return exitStatusOf[problem.archiveCode as ErrorCode]
+  return ExitCode.invalid
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import type {Inspection} from '../src/inspect/inspect.js'
 import {BaseCommand} from './base.js'
+import {artifactDigestOf, inspect, type Inspection} from '../src/index.js'
 
 export default class Inspect extends BaseCommand<typeof Inspect> {
   static override summary = 'Describe an artifact or a plugin folder without judging it.'
@@ -19,8 +19,6 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
   }
 
   async run(): Promise<void> {
-    const {inspect} = await import('../src/inspect/inspect.js')
-    const {artifactDigestOf} = await import('../src/artifact/artifact-digest.js')
     const inspection = await inspect(this.args.subject)
     const digest = this.flags['show-digest'] && inspection.subject.kind === 'artifact' ? await artifactDigestOf(this.args.subject) : null
     if (this.flags.json) {

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {versionDir} from '../src/install/layout.js'
-import type {InstallWarning} from '../src/install/warnings.js'
 import {BaseCommand} from './base.js'
 import {formatBytes, progressBar} from './progress.js'
+import {install, readRevocationList, readTrustStore, type InstallWarning} from '../src/index.js'
 
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
@@ -30,7 +29,7 @@ export default class Install extends BaseCommand<typeof Install> {
   static override summary = 'Install a .svcPlugin artifact into a host data root.'
   static override description = `Checks everything before writing anything: the archive (strict reading), the manifest (development level), the expected id and the host compatibility. Then extracts into <data-root>/plugins/_staging, checks every file against files[] and the signature, and promotes the result into <data-root>/plugins/<id>/versions/<version> with one rename. An unsigned artifact needs --allow-unsigned; a plugin once installed Trusted never accepts an unsigned version.
 
-With --revocations, the root-signed revocation list (revocations.json, its revocations.sig beside it) must verify under --trust, must not be past its nextUpdate (unless --allow-stale-revocations) and must not be older than the newest list this data root has seen (revocation-list-rollback, recorded in <data-root>/plugins/_revocations.json); a revoked artifact is refused (signature-rejected, verdict Revoked).
+With --revocations, the root-signed revocation list (revocations.json, its revocations.sig beside it) must verify under --trust, must not be past its nextUpdate (unless --allow-stale-revocations) and must not be older than the newest list this data root has seen (revocation-list-rollback, recorded in <data-root>/plugins/_revocations.json); a revoked artifact is refused (signature-revoked, verdict Revoked).
 
 Without --host-version the host counts as a development build (0.0.0-dev): the plugin's compatibility.svc range is not checked (warning svc-compatibility-unchecked).
 
@@ -62,9 +61,6 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   }
 
   async run(): Promise<void> {
-    const {install} = await import('../src/install/install.js')
-    const {readRevocationList} = await import('../src/revocation/files.js')
-    const {readTrustStore} = await import('../src/pki/trust.js')
     const {artifact} = this.args
     const {rid, protocol, trust, revocations, force, activate, retain, json, quiet} = this.flags
     const dataRoot = this.flags['data-root']
@@ -94,6 +90,6 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     }
     for (const item of result.warnings) this.note(warningLine(item))
     const activation = result.activated ? '' : ', not activated'
-    this.out(`Installed ${result.id} ${result.version} (${result.verdict}${activation}) -> ${versionDir(dataRoot, result.id, result.version)}`)
+    this.out(`Installed ${result.id} ${result.version} (${result.verdict}${activation}) -> ${result.directory}`)
   }
 }

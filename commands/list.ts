@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {listInstalled} from '../src/index.js'
 
 /** `svc-plugin list`: the library `listInstalled`. */
 export default class List extends BaseCommand<typeof List> {
@@ -15,7 +16,6 @@ Exit status: 0, 2 usage error.`
   }
 
   async run(): Promise<void> {
-    const {listInstalled} = await import('../src/install/installed.js')
     const plugins = await listInstalled(this.flags['data-root'])
     if (this.flags.json) {
       this.outJson(plugins)

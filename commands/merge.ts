@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {renderText} from '../src/report/text.js'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
+import {MergeError, merge, renderReport} from '../src/index.js'
 
 export default class Merge extends BaseCommand<typeof Merge> {
   static override summary = 'Combine per-RID packages of one plugin version into one artifact.'
@@ -29,8 +29,6 @@ Exit status: 0 merged, 1 the inputs were refused, 2 usage error (fewer than two 
   }
 
   async run(): Promise<void> {
-    const {MergeError} = await import('../src/merge/errors.js')
-    const {merge} = await import('../src/merge/merge.js')
     const {output, force, json} = this.flags
     try {
       const result = await merge(this.positionals, {output, force})
@@ -42,10 +40,7 @@ Exit status: 0 merged, 1 the inputs were refused, 2 usage error (fewer than two 
       this.out(`Merged ${result.id} ${result.version} (${result.rids.join(', ')}) -> ${result.path} (${result.entries} entries).`)
     } catch (error) {
       if (error instanceof MergeError && error.report) {
-        if (json) this.outJson({error: {code: error.code, message: error.message, ...error.details}, report: error.report})
-        else process.stderr.write(`error ${error.code}: ${error.message}\n${renderText(error.report, {color: false})}`)
-        this.setExit(ExitCode.invalid)
-        return
+        this.fail(error.code, error.message, ExitCode.invalid, {details: error.details, extra: {report: error.report}, text: renderReport(error.report, 'text')})
       }
       throw error
     }

@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
-import type {PackProgress} from '../src/pack/pack.js'
-import {renderText} from '../src/report/text.js'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
 import {formatBytes, progressBar} from './progress.js'
+import {PackError, pack, renderReport, type PackProgress} from '../src/index.js'
 
 /** Trees at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
@@ -33,10 +32,6 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
   }
 
   async run(): Promise<void> {
-    const {pack} = await import('../src/pack/pack.js')
-    const {PackError} = await import('../src/pack/errors.js')
-    const {computeArtifactDigest} = await import('../src/artifact/digest.js')
-    const {unsignedManifestOf} = await import('../src/artifact/trailer.js')
     const {source} = this.args
     const {output, force, json, quiet} = this.flags
     const dryRun = this.flags['dry-run']
@@ -53,7 +48,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
         },
       })
       bar.finish()
-      const digest = showDigest ? computeArtifactDigest({unsignedManifest: unsignedManifestOf(result.manifest), files: result.digests}) : null
+      const digest = showDigest ? result.artifactDigest : null
       if (json) {
         this.outJson({
           path: result.path,
@@ -82,10 +77,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest or the tree was refused
     } catch (error) {
       bar.finish()
       if (error instanceof PackError && error.report) {
-        if (json) this.outJson({error: {code: error.code, message: error.message}, report: error.report})
-        else process.stderr.write(renderText(error.report, {color: false}))
-        this.setExit(ExitCode.invalid)
-        return
+        this.fail(error.code, error.message, ExitCode.invalid, {details: error.details, extra: {report: error.report}, text: renderReport(error.report, 'text')})
       }
       throw error
     }

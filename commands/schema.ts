@@ -1,5 +1,5 @@
-import {manifestSchemaText} from '../src/manifest/schema.js'
 import {BaseCommand} from './base.js'
+import {manifestSchemaText} from '../src/index.js'
 
 export default class Schema extends BaseCommand<typeof Schema> {
   static override summary = 'Print the manifest JSON schema.'

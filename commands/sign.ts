@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {signArtifactFiles} from '../src/index.js'
 
 export default class Sign extends BaseCommand<typeof Sign> {
   static override summary = 'Sign a packed .svcPlugin artifact with a package certificate.'
@@ -25,7 +26,6 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
   }
 
   async run(): Promise<void> {
-    const {signArtifactFiles} = await import('../src/signing/sign-artifact.js')
     const {artifact} = this.args
     const {
       output,

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {uninstall} from '../src/index.js'
 
 /** `svc-plugin uninstall <id>`: the library `uninstall` behind flags. */
 export default class Uninstall extends BaseCommand<typeof Uninstall> {
@@ -24,7 +25,6 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
   }
 
   async run(): Promise<void> {
-    const {uninstall} = await import('../src/install/uninstall.js')
     const {id} = this.args
     const {force, purge, json} = this.flags
     const result = await uninstall(this.flags['data-root'], id, {force, purge})

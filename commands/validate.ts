@@ -1,9 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {levels} from '../src/manifest/levels.js'
-import {colorEnabled} from '../src/report/color.js'
-import {renderReport, reportFormats} from '../src/report/render.js'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
+import {colorEnabled, levels, renderReport, reportFormats, validatePath} from '../src/index.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check a plugin manifest, a plugin folder or an artifact and report every problem.'
@@ -43,7 +41,6 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
   }
 
   async run(): Promise<void> {
-    const {validatePath} = await import('../src/manifest/validate.js')
     const {PATH} = this.args
     const {manifest, directory, artifact, level, format: formatFlag, json, quiet} = this.flags
     if (json && formatFlag !== undefined && formatFlag !== 'json') this.error(`--json conflicts with --format ${formatFlag}.`, {exit: ExitCode.usage})

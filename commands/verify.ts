@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import type {VerificationResult} from '../src/signing/result.js'
 import {BaseCommand} from './base.js'
 import {ExitCode, exitCodeForProblem} from './exit-codes.js'
+import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../src/index.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Verify the signature of a .svcPlugin artifact against a trust store.'
@@ -35,7 +35,6 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   }
 
   async run(): Promise<void> {
-    const {verifyArtifactFile} = await import('../src/signing/verify-artifact.js')
     const {artifact} = this.args
     if (this.flags.installed !== undefined) return this.verifyInstalledPlugin(this.flags.installed)
     if (artifact === undefined) this.error('Name the artifact to verify, or --installed <id> with --data-root.', {exit: 2})
@@ -55,11 +54,9 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
 
   /** `--installed <id>`: re-checks an installed version (DESIGN §8 `verifyInstalled`) instead of an artifact. */
   private async verifyInstalledPlugin(id: string): Promise<void> {
-    const {verifyInstalled} = await import('../src/install/verify-installed.js')
-    const {readTrustStore} = await import('../src/pki/trust.js')
-    const {readRevocationList} = await import('../src/revocation/files.js')
     const {version, trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
-    const result = await verifyInstalled(this.flags['data-root'] as string, id, version, {
+    const result = await verifyInstalled(this.flags['data-root'] as string, id, {
+      ...(version === undefined ? {} : {version}),
       trust: await readTrustStore(trust),
       ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
     })

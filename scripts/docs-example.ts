@@ -6,6 +6,7 @@
  *   npx tsx scripts/docs-example.ts            print the blocks
  *   npx tsx scripts/docs-example.ts --write    update docs/signing.md and docs/revocation.md in place
  */
+import {manifestRead} from '../src/artifact/contents.js'
 import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
@@ -146,8 +147,8 @@ export async function buildWorkedExample(): Promise<WorkedExample> {
   }
 
   const signedAt = new Date(inputs.signedAt)
-  const signed = await signContents(
-    {manifest: packedManifest, payload},
+  const signed = signContents(
+    {manifest: manifestRead(packedManifest), files: payload, signingFiles: new Map()},
     {privateKey: publisherSeed, certificate: {json: certificateJson, sig: certificateSig}, now: signedAt},
   )
   const signedText = Buffer.from(signed.manifest).toString('utf8')

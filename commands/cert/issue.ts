@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
-import {keyUsages, subjectKinds} from '../../src/pki/certificate.js'
 import {BaseCommand} from '../base.js'
+import {issueCertificateFiles, keyUsages, subjectKinds} from '../../src/index.js'
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
   static override summary = 'Issue a certificate for a public key, signed by the root or by an issuer certificate.'
@@ -30,7 +30,6 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
   }
 
   async run(): Promise<void> {
-    const {issueCertificateFiles} = await import('../../src/pki/certificate-files.js')
     const {usage, output, json} = this.flags
     const {
       'root-key': rootKeyFile,

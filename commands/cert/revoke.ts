@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
-import {revocationReasons} from '../../src/revocation/list.js'
 import {BaseCommand} from '../base.js'
+import {revocationReasons, revokeInFile} from '../../src/index.js'
 
 export default class CertRevoke extends BaseCommand<typeof CertRevoke> {
   static override summary = 'Revoke a certificate, a key or an artifact in a root-signed revocation list.'
@@ -35,7 +35,6 @@ Exit status: 0 revoked, 1 refused (already revoked, the list does not verify und
   }
 
   async run(): Promise<void> {
-    const {revokeInFile} = await import('../../src/revocation/update.js')
     const {
       list: listFile,
       reason,

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
-import {encodeBase64} from '../../src/pki/base64.js'
 import {BaseCommand} from '../base.js'
+import {writeRoot} from '../../src/index.js'
 
 export default class CertRoot extends BaseCommand<typeof CertRoot> {
   static override summary = 'Create a root key and the trust store that trusts it.'
@@ -16,7 +16,6 @@ Exit status: 0 written, 2 a file already exists or the root key id is not root_ 
   }
 
   async run(): Promise<void> {
-    const {writeRoot} = await import('../../src/pki/trust.js')
     const {output, json} = this.flags
     const rootKeyId = this.flags['root-key-id']
     const root = await writeRoot(output, rootKeyId === undefined ? {} : {rootKeyId})
@@ -26,7 +25,7 @@ Exit status: 0 written, 2 a file already exists or the root key id is not root_ 
         privateKeyFile: root.privateKeyFile,
         publicKeyFile: root.publicKeyFile,
         trustStoreFile: root.trustStoreFile,
-        publicKey: encodeBase64(root.publicKey),
+        publicKey: root.publicKeyText,
       })
       return
     }

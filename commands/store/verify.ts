@@ -1,9 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {colorEnabled} from '../../src/report/color.js'
-import {renderUploadText} from '../../src/store/render.js'
-import type {UploadReport} from '../../src/store/report.js'
 import {BaseCommand} from '../base.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
+import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../src/index.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
@@ -32,7 +30,6 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   }
 
   async run(): Promise<void> {
-    const {verifyUploadFiles} = await import('../../src/store/verify-upload.js')
     const {artifact} = this.args
     const {trust, published, revocations, json, quiet, 'account-name': name, 'account-id': id, 'allow-stale-revocations': allowStaleRevocations} = this.flags
     const report = await verifyUploadFiles(artifact, {

@@ -90,7 +90,7 @@ export const wholeEntryMaxBytes = 1024 * 1024
  * size, then the deflate length, the size, the CRC-32 and the SHA-256. For an archive with many
  * small entries this costs far less than a stream per entry.
  */
-export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStart: number): Promise<EntryDigest> {
+export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStart: number): Promise<{digest: EntryDigest; data: Buffer}> {
   const compressed = await readAt(fd, entry.compressedSize, dataStart).catch((error: Error) => {
     throw readError(entry, error)
   })
@@ -107,7 +107,7 @@ export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStar
   }
   const problem = endProblem(entry, data.length, zlib.crc32(data) >>> 0)
   if (problem !== null) throw problem
-  return {size: data.length, sha256: `sha256:${createHash('sha256').update(data).digest('hex')}`}
+  return {digest: {size: data.length, sha256: `sha256:${createHash('sha256').update(data).digest('hex')}`}, data}
 }
 
 function inflateRawWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {

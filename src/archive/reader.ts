@@ -1,3 +1,4 @@
+import {constants} from 'node:fs'
 import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
@@ -9,7 +10,7 @@ import {ArchiveFileReader} from './file-reader.js'
 import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
 import {checkLocalHeaders} from './local-headers.js'
 import {quoteName} from './path-policy.js'
-import type {ArchiveEntry, ArchiveLimits, EntryDigest, EntryStream, StrictArchive} from './types.js'
+import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryStream, StrictArchive} from './types.js'
 
 /** Options of {@link openArchive}. */
 export interface OpenArchiveOptions {
@@ -31,7 +32,8 @@ const digestParallelism = 4
  */
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StrictArchive> {
   const limits = resolveLimits(options.limits)
-  const fd = await openFd(file).catch((error: unknown) => {
+  // Non-blocking: a FIFO given as an artifact must be refused at once (by the type check below), never waited on.
+  const fd = await openFd(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
     throw openError(file, error)
   })
   let zipfile: ZipFile | undefined
@@ -126,8 +128,8 @@ class OpenedArchive implements StrictArchive {
     return Buffer.concat(chunks)
   }
 
-  async digestEntries(): Promise<Map<string, EntryDigest>> {
-    const entries = this.entries
+  async digestEntries(options: DigestOptions = {}): Promise<Map<string, EntryDigest>> {
+    const entries = options.skip === undefined ? this.entries : this.entries.filter((entry) => !options.skip!.has(entry.name))
     const digests = new Array<EntryDigest | undefined>(entries.length)
     const failures = new Map<number, unknown>()
     let next = 0
@@ -135,7 +137,7 @@ class OpenedArchive implements StrictArchive {
       while (next < entries.length && failures.size === 0) {
         const index = next++
         try {
-          digests[index] = await this.#digest(entries[index]!)
+          digests[index] = await this.#digest(entries[index]!, options.keep)
         } catch (error) {
           failures.set(index, error)
         }
@@ -147,15 +149,17 @@ class OpenedArchive implements StrictArchive {
     return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
   }
 
-  async #digest(entry: ArchiveEntry): Promise<EntryDigest> {
+  async #digest(entry: ArchiveEntry, keep: DigestOptions['keep']): Promise<EntryDigest> {
     const located = this.#byName.get(entry.name)!
     if (located.entry.compressedSize <= wholeEntryMaxBytes && located.entry.uncompressedSize <= wholeEntryMaxBytes) {
       if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
-      const digest = digestWholeEntry(this.#fd, located.entry, located.dataStart)
+      const whole = digestWholeEntry(this.#fd, located.entry, located.dataStart)
       // close() waits for it: the descriptor must outlive every positioned read.
-      const settled = digest.then(() => undefined, () => undefined)
+      const settled = whole.then(() => undefined, () => undefined)
       this.#wholeReads.add(settled)
       void settled.then(() => this.#wholeReads.delete(settled))
+      const {digest, data} = await whole
+      keep?.(entry, data)
       return digest
     }
     const stream = await this.openEntry(entry)

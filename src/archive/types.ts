@@ -36,6 +36,14 @@ export interface EntryStream extends Readable {
   readonly digest: EntryDigest | null
 }
 
+/** Options of {@link StrictArchive.digestEntries}. */
+export interface DigestOptions {
+  /** Entries not to digest (one whose bytes the caller already read, such as the manifest). */
+  skip?: ReadonlySet<string>
+  /** Handed the verified bytes of each small entry (at most 1 MiB) as it is digested, so a caller can keep a few without inflating them again. */
+  keep?: (entry: ArchiveEntry, bytes: Buffer) => void
+}
+
 /**
  * An archive that passed every structural check of DESIGN §5 that can be made before
  * inflating. Bytes handed out are checked while they stream (CRC, exact sizes, caps).
@@ -53,7 +61,7 @@ export interface StrictArchive {
   openEntry(entry: ArchiveEntry): Promise<EntryStream>
   /** Reads a whole entry into memory; refuses entries declared larger than `maxBytes`. */
   readEntry(entry: ArchiveEntry, maxBytes?: number): Promise<Buffer>
-  /** Streams every entry once, in order, and returns each one's real size and SHA-256. */
-  digestEntries(): Promise<Map<string, EntryDigest>>
+  /** Reads every entry once (but those skipped) and returns each one's real size and SHA-256, in archive order. */
+  digestEntries(options?: DigestOptions): Promise<Map<string, EntryDigest>>
   close(): Promise<void>
 }

@@ -1,10 +1,9 @@
 import {parseTree} from 'jsonc-parser'
-import {readJsonDocument} from '../json/strict-json.js'
+import {readJsonDocument, type ReadJsonResult} from '../json/strict-json.js'
 import {decodeBase64} from '../pki/base64.js'
 import {certificateIdPattern} from '../pki/certificate.js'
 import {signatureLength} from '../pki/ed25519.js'
 import {SigningError} from '../pki/errors.js'
-import {problem, type VerifyProblem} from '../signing/result.js'
 import {isTimestamp} from '../pki/timestamp.js'
 
 /** The four values of a signature block, exactly as the trailer carries them (DESIGN §7.2). */
@@ -16,6 +15,16 @@ export interface SignatureFields {
   value: string
   /** `YYYY-MM-DDTHH:MM:SSZ`. */
   signedAt: string
+}
+
+/** Why a manifest cannot be read as a signed manifest. */
+export interface TrailerProblem {
+  code: 'manifest-malformed' | 'signature-missing' | 'signature-malformed'
+  message: string
+}
+
+function problem(code: TrailerProblem['code'], message: string): TrailerProblem {
+  return {code, message}
 }
 
 /** A signed manifest split per DESIGN §7.2. */
@@ -50,13 +59,13 @@ export function signatureTrailer(signature: SignatureFields): string {
  * member is not a JSON problem here but a signature problem (DESIGN §7.2: U must not carry one), so it
  * is counted, and the rest of the file must still be strict JSON: `manifest-malformed` otherwise.
  */
-export function readSignedManifestJson(bytes: Uint8Array): SignedManifestJson | VerifyProblem {
-  const document = readJsonDocument(bytes, {maxBytes: Number.POSITIVE_INFINITY})
+export function readSignedManifestJson(bytes: Uint8Array, parsed?: ReadJsonResult): SignedManifestJson | TrailerProblem {
+  const document = parsed ?? readJsonDocument(bytes, {maxBytes: Number.POSITIVE_INFINITY})
   if (document.ok) return {value: document.value, signatureCount: Object.hasOwn(document.value, 'signature') ? 1 : 0}
-  if (document.diagnostic.pointer !== '/signature') return problem('manifest-malformed', `manifest.json is not strict JSON: ${document.diagnostic.message}`)
+  if (document.problem.pointer !== '/signature') return problem('manifest-malformed', `manifest.json is not strict JSON: ${document.problem.message}`)
   const renamed = renameRepeatedSignatures(Buffer.from(bytes).toString('utf8'))
   const again = readJsonDocument(Buffer.from(renamed.text, 'utf8'), {maxBytes: Number.POSITIVE_INFINITY})
-  if (!again.ok) return problem('manifest-malformed', `manifest.json is not strict JSON: ${again.diagnostic.message}`)
+  if (!again.ok) return problem('manifest-malformed', `manifest.json is not strict JSON: ${again.problem.message}`)
   return {value: again.value, signatureCount: renamed.count}
 }
 
@@ -84,7 +93,7 @@ function renameRepeatedSignatures(text: string): {text: string; count: number} {
  * base64 of 64 bytes; signedAt is not `YYYY-MM-DDTHH:MM:SSZ`; U is not a strict JSON object or
  * carries `signature` itself; the parsed signature differs from the trailer's values.
  */
-export function splitTrailer(bytes: Uint8Array, manifest: SignedManifestJson): SplitManifest | VerifyProblem {
+export function splitTrailer(bytes: Uint8Array, manifest: SignedManifestJson): SplitManifest | TrailerProblem {
   if (manifest.signatureCount > 1) return malformed(`manifest.json has ${manifest.signatureCount} "signature" members; a signed manifest has exactly one, in the trailer.`)
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const start = buffer.lastIndexOf(trailerStart)
@@ -98,7 +107,7 @@ export function splitTrailer(bytes: Uint8Array, manifest: SignedManifestJson): S
   if (fieldProblem !== null) return malformed(`The signature ${fieldProblem}.`)
   const unsigned = new Uint8Array(Buffer.concat([buffer.subarray(0, start), Buffer.from('}', 'utf8')]))
   const document = readJsonDocument(unsigned, {maxBytes: Number.POSITIVE_INFINITY})
-  if (!document.ok) return malformed(`The manifest without its trailer is not a strict JSON object: ${document.diagnostic.message}`)
+  if (!document.ok) return malformed(`The manifest without its trailer is not a strict JSON object: ${document.problem.message}`)
   if (Object.hasOwn(document.value, 'signature')) return malformed('The manifest without its trailer still has a "signature" member (an escaped or repeated key).')
   if (!sameSignature(manifest.value.signature, signature)) return malformed('The parsed "signature" member differs from the trailer.')
   return {unsigned, signature}
@@ -121,7 +130,7 @@ function sameSignature(parsed: unknown, trailer: SignatureFields): boolean {
   return entries.length === 4 && entries.every(([key, value]) => key in trailer && trailer[key as keyof SignatureFields] === value)
 }
 
-function malformed(message: string): VerifyProblem {
+function malformed(message: string): TrailerProblem {
   return problem('signature-malformed', message)
 }
 
@@ -129,8 +138,8 @@ function malformed(message: string): VerifyProblem {
  * Splits a signed manifest (DESIGN §7.2) into U and its signature values, or returns the first
  * problem: `manifest-malformed`, `signature-missing`, `signature-malformed`.
  */
-export function splitSignedManifest(bytes: Uint8Array): SplitManifest | VerifyProblem {
-  const manifest = readSignedManifestJson(bytes)
+export function splitSignedManifest(bytes: Uint8Array, parsed?: ReadJsonResult): SplitManifest | TrailerProblem {
+  const manifest = readSignedManifestJson(bytes, parsed)
   if ('code' in manifest) return manifest
   if (manifest.signatureCount === 0) return problem('signature-missing', 'manifest.json has no "signature": the artifact is not signed.')
   return splitTrailer(bytes, manifest)

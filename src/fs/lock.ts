@@ -4,7 +4,10 @@ import {hostname} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {hasErrno} from './durable.js'
-import {InstallError} from '../install/errors.js'
+import {SvcPluginError} from '../errors.js'
+
+/** Thrown when another process held a lock file for longer than the caller would wait. */
+export class LockError extends SvcPluginError<'lock-timeout'> {}
 
 /** How long an operation waits for another one on the same plugin before `lock-timeout`, by default. */
 export const defaultLockTimeoutMs = 10 * 60 * 1000
@@ -55,7 +58,7 @@ export async function acquireLock(file: string, options: {timeoutMs?: number} = 
     }
     if (observed === null) continue // released between our create and our read: try again at once
     if (Date.now() - started >= timeoutMs) {
-      throw new InstallError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
+      throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
         details: {lock: file, holder: parseOwner(observed)},
       })
     }

@@ -1,10 +1,13 @@
-import {readFile, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 import path from 'node:path'
-import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
+import {readFolderContent} from '../artifact/folder.js'
+import {withArtifact} from '../artifact/open.js'
 import {SvcPluginError} from '../errors.js'
-import {readDirectoryContent} from '../manifest/content.js'
-import {readJsonDocument} from '../json/strict-json.js'
+import {readInputFile} from '../fs/input.js'
+import type {ReadJsonResult} from '../json/strict-json.js'
+import {readManifestDocument} from '../manifest/validate.js'
+import {maxManifestBytes} from '../model/manifest-size.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {isKnownPermission} from '../model/index.js'
 
@@ -57,32 +60,28 @@ export async function inspect(subject: string, options: {limits?: Partial<Archiv
 }
 
 async function inspectArtifact(file: string, limits: Partial<ArchiveLimits> | undefined): Promise<Inspection> {
-  const archive = await openArchive(file, limits ? {limits} : {})
-  try {
-    const manifestEntry = archive.get('manifest.json')
-    if (!manifestEntry) throw new InspectError('manifest-missing', `${file} has no manifest.json at its root.`, {details: {path: file}})
-    const manifest = parseManifest(await archive.readEntry(manifestEntry, archive.limits.maxManifestBytes), `${file}!manifest.json`)
-    const names = new Set(archive.entries.map((entry) => entry.name))
-    const uncompressedBytes = archive.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
+  return withArtifact(file, {limits}, async (artifact) => {
+    if (artifact.manifest === null) throw new InspectError('manifest-missing', `${file} has no manifest.json at its root.`, {details: {path: file}})
+    const manifest = parseManifest(artifact.manifest.document, `${file}!manifest.json`)
+    const names = new Set(artifact.entries.map((entry) => entry.name))
+    const uncompressedBytes = artifact.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
     return describe(manifest, {
       subject: {kind: 'artifact', path: file},
       has: (name) => names.has(name),
-      entries: archive.entries.length,
+      entries: artifact.entries.length,
       uncompressedBytes,
-      archiveBytes: archive.size,
+      archiveBytes: artifact.size,
     })
-  } finally {
-    await archive.close()
-  }
+  })
 }
 
 async function inspectDirectory(dir: string): Promise<Inspection> {
   const manifestFile = path.join(dir, 'manifest.json')
-  const bytes = await readFile(manifestFile).catch((error: NodeJS.ErrnoException) => {
-    throw new InspectError('manifest-missing', `${dir} has no manifest.json.`, {cause: error, details: {path: manifestFile}})
+  const {bytes} = await readInputFile(manifestFile, {limit: maxManifestBytes + 1}).catch((error: unknown) => {
+    throw new InspectError('manifest-missing', `${dir} has no readable manifest.json: ${(error as Error).message}`, {cause: error, details: {path: manifestFile}})
   })
-  const manifest = parseManifest(bytes, manifestFile)
-  const content = await readDirectoryContent(dir, {digests: false})
+  const manifest = parseManifest(readManifestDocument(bytes), manifestFile)
+  const content = await readFolderContent(dir, {digests: false})
   let uncompressedBytes = bytes.length
   for (const file of content.files.values()) uncompressedBytes += file.size
   return describe(manifest, {
@@ -94,12 +93,11 @@ async function inspectDirectory(dir: string): Promise<Inspection> {
   })
 }
 
-function parseManifest(bytes: Uint8Array, file: string): Record<string, unknown> {
-  const document = readJsonDocument(bytes)
+function parseManifest(document: ReadJsonResult, file: string): Record<string, unknown> {
   if (!document.ok) {
     // The reader's message already says where (line and column); the details carry them for a host.
-    const {line, column} = document.diagnostic
-    throw new InspectError('manifest-malformed', `${file} cannot be read: ${document.diagnostic.message}`, {details: {path: file, line, column}})
+    const {line, column} = document.problem
+    throw new InspectError('manifest-malformed', `${file} cannot be read: ${document.problem.message}`, {details: {path: file, line, column}})
   }
   return document.value as Record<string, unknown>
 }

@@ -1,10 +1,6 @@
-import type {EntryDigest} from '../archive/types.js'
-import type {VerificationResult} from '../signing/result.js'
-import type {RevocationList} from '../revocation/list.js'
-import type {TrustStore} from '../pki/trust.js'
-import {verifyContents} from '../signing/verify.js'
-import {InstallError} from './errors.js'
-import {pinnedPublisherOf, type AdmittedVerdict, type PinnedPublisher} from './trust-record.js'
+import type {Verdict, VerificationResult} from '../signing/result.js'
+import {InstallError, type SignatureRefusalCode} from './errors.js'
+import {publisherOfCertificate, type AdmittedVerdict, type PinnedPublisher} from './trust-record.js'
 import {warning, type InstallWarning} from './warnings.js'
 
 /** How an artifact's signature lets it in. */
@@ -16,40 +12,16 @@ export interface Admission {
   warnings: InstallWarning[]
 }
 
-/** What the signature check reads: the manifest's bytes, every other entry's digest, and a way to read small files. */
-export interface SignedContents {
-  manifestBytes: Uint8Array
-  /** Every entry except `manifest.json`, with its real size and digest. */
-  files: ReadonlyMap<string, EntryDigest>
-  readFile(name: string): Promise<Uint8Array | null>
-}
-
-/** Runs the signature checklist (DESIGN §7.4) over bytes already on disk and digests already computed. */
-export async function verifySignature(
-  contents: SignedContents,
-  options: {trust?: TrustStore; now?: Date; maxManifestBytes?: number; revocations?: RevocationList; allowStaleRevocations?: boolean},
-): Promise<VerificationResult> {
-  return verifyContents(
-    {manifestBytes: contents.manifestBytes, files: contents.files, readFile: (name) => contents.readFile(name)},
-    {
-      trust: options.trust ?? {roots: []},
-      now: options.now,
-      maxManifestBytes: options.maxManifestBytes,
-      revocations: options.revocations,
-      allowStaleRevocations: options.allowStaleRevocations,
-    },
-  )
-}
-
 /**
- * Turns a verdict into an admission (DESIGN §8): Trusted is admitted; Unsigned only when the caller allows
- * it (`unsigned-not-permitted` otherwise; warning `artifact-unsigned` when allowed); every other verdict
- * throws `signature-rejected` with the verdict and the deciding verification code as `reason`.
+ * Turns a verdict into an admission: Trusted is admitted; Unsigned only when the caller allows it
+ * (`unsigned-not-permitted` otherwise; warning `artifact-unsigned` when allowed); every other verdict throws
+ * `signature-invalid`, `signature-untrusted` or `signature-revoked`, with the verdict and the deciding
+ * verification code as `reason` in the details.
  */
 export function admit(result: VerificationResult, options: {allowUnsigned?: boolean; subject: string}): Admission {
   switch (result.verdict) {
     case 'Trusted':
-      return {verdict: 'Trusted', certificateId: result.certificateId, publisher: pinnedPublisherOf(result.certificate?.subject), warnings: []}
+      return {verdict: 'Trusted', certificateId: result.certificateId, publisher: publisherOfCertificate(result.certificate), warnings: []}
     case 'Unsigned':
       if (options.allowUnsigned !== true) {
         throw new InstallError('unsigned-not-permitted', `${options.subject} is not signed; installing it needs allowUnsigned.`, {
@@ -60,10 +32,25 @@ export function admit(result: VerificationResult, options: {allowUnsigned?: bool
     default: {
       const deciding = result.problems[0]
       throw new InstallError(
-        'signature-rejected',
+        refusalCodeOf[result.verdict],
         `${options.subject} was refused: ${result.verdict}${deciding === undefined ? '' : ` (${deciding.code}: ${deciding.message})`}`,
         {details: {verdict: result.verdict, reason: deciding?.code ?? null, certificateId: result.certificateId, problems: result.problems}},
       )
     }
   }
+}
+
+/**
+ * The refusal code of each verdict that is not admitted, so that a host can act on it: the artifact is
+ * broken or forged (`signature-invalid`), it chains to nothing the host trusts for this at that time
+ * (`signature-untrusted`), or it was revoked (`signature-revoked`).
+ */
+const refusalCodeOf: Record<Exclude<Verdict, 'Trusted' | 'Unsigned'>, SignatureRefusalCode> = {
+  Malformed: 'signature-invalid',
+  SignatureInvalid: 'signature-invalid',
+  ContentMismatch: 'signature-invalid',
+  UntrustedRoot: 'signature-untrusted',
+  WrongCertificatePurpose: 'signature-untrusted',
+  CertificateNotValidAtSignature: 'signature-untrusted',
+  Revoked: 'signature-revoked',
 }

@@ -1,8 +1,17 @@
 import {ArchiveError, type ArchiveErrorCode} from '../archive/errors.js'
 import {SvcPluginError, isSvcPluginError} from '../errors.js'
+import {LockError} from '../fs/lock.js'
 
 /** Archive codes an install passes through unchanged (the ArchiveError is kept as `cause`). */
 export type ArchivePassThroughCode = Exclude<ArchiveErrorCode, 'source-changed' | 'output-exists' | 'write-failed'>
+
+/**
+ * Why a signature was refused: the artifact is malformed, its signature does not verify or its content
+ * does not match (`signature-invalid`); it does not chain to a trusted root, its certificate is for another
+ * purpose or was not valid when it signed (`signature-untrusted`); or a revocation list revokes it
+ * (`signature-revoked`).
+ */
+export type SignatureRefusalCode = 'signature-invalid' | 'signature-untrusted' | 'signature-revoked'
 
 /** Why an install, uninstall, activation or installed-version lookup was refused (DESIGN §8). */
 export type InstallErrorCode =
@@ -19,8 +28,8 @@ export type InstallErrorCode =
   | 'hash-mismatch'
   /** The artifact is unsigned and `allowUnsigned` was not given. */
   | 'unsigned-not-permitted'
-  /** The signature verdict is neither Trusted nor Unsigned; `details.verdict` and `details.reason` say why. */
-  | 'signature-rejected'
+  /** The signature was refused (`details.verdict`, `details.reason`): see {@link SignatureRefusalCode}. */
+  | SignatureRefusalCode
   /** A Trusted update is signed by another certificate subject than the one the plugin was admitted from. */
   | 'publisher-changed'
   /** The plugin was admitted with more trust before; this version would lower it. */
@@ -58,6 +67,7 @@ export function ioError(error: unknown, action: string): InstallError {
  */
 export function asInstallError(error: unknown): Error {
   if (error instanceof InstallError) return error
+  if (error instanceof LockError) return new InstallError(error.code, error.message, {cause: error, details: {...error.details}})
   if (error instanceof ArchiveError && isPassThroughCode(error.code)) {
     return new InstallError(error.code, error.message, {cause: error, details: {...error.details}})
   }

@@ -1,27 +1,27 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {resolveLimits} from '../archive/limits.js'
-import {openArchive} from '../archive/reader.js'
-import type {ArchiveLimits, EntryDigest, StrictArchive} from '../archive/types.js'
+import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
+import {contentsOf, type ManifestRead} from '../artifact/contents.js'
+import {openArtifact, type OpenedArtifact} from '../artifact/open.js'
+import {isDirectory, pathExists} from '../fs/durable.js'
+import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-files.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {resolveEntrypoint} from '../model/entrypoint.js'
-import {isUnlistedEntry} from '../signing/files-check.js'
-import {verifyRevocationList} from '../revocation/list.js'
-import {checkRevocationSequence, recordRevocationSequence} from './revocation-state.js'
 import type {Manifest} from '../model/manifest.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
-import {admit, verifySignature} from './admission.js'
+import {checkContents, verificationContext} from '../signing/verify.js'
+import {admit} from './admission.js'
 import {checkCompatibility, defaultProtocolRange, developmentHostVersion, type HostCompatibility} from './compatibility.js'
 import {readCurrentVersion} from './current.js'
-import {isDirectory, pathExists} from '../fs/durable.js'
 import {InstallError, asInstallError} from './errors.js'
 import {extractArchive} from './extract.js'
-import {checkFileDigests} from './file-check.js'
 import {readActivePlugins} from './installed.js'
 import {assertPluginId, assertVersion, pluginPaths, versionDir} from './layout.js'
 import {withPluginLock} from './locked.js'
 import {evaluateRelations} from './relations.js'
+import {recordRevocationSequence} from './revocation-state.js'
 import {createStaging} from './staging.js'
 import {applyTransaction, writeTransaction, type InstallTransaction} from './transaction.js'
 import {assertNoTrustDowngrade, assertSamePublisher, readTrustRecord} from './trust-record.js'
@@ -39,15 +39,18 @@ interface InstallSettings {
 }
 
 /**
- * Installs a `.svcPlugin` artifact into `options.dataRoot` (DESIGN §8). Everything is judged before anything
- * is written: the archive (strict reading), the manifest at development level, the expected id and the
- * host compatibility. Then, holding the plugin's lock, the archive is extracted into a fresh staging
- * directory, hashed as it is written, checked against `files[]` and the signature, and promoted into
- * `versions/<version>` by one rename; the trust record, `current.json` and pruning follow. A process
- * killed at any point leaves the old state or the new one. Throws {@link InstallError}.
+ * Installs a `.svcPlugin` artifact into `options.dataRoot`. Everything is judged before anything is
+ * written: the archive (strict reading), the manifest at development level, the expected id and the host
+ * compatibility. A revocation list that verifies is checked against the newest this data root has seen
+ * and remembered at once, whatever becomes of the install. Then, holding the plugin's lock, the archive is
+ * extracted into a fresh staging directory, hashed as it is written, checked against `files[]` and the
+ * signature, and promoted into `versions/<version>` by one rename; the trust record, `current.json` and
+ * pruning follow. The clock is read once: certificates, `signedAt` and the list are judged at that instant.
+ * A process killed at any point leaves the old state or the new one. Throws {@link InstallError}.
  */
-export async function install(artifact: string, options: InstallOptions): Promise<InstallResult> {
+export async function install(artifactFile: string, options: InstallOptions): Promise<InstallResult> {
   const settings = resolveSettings(options)
+  const now = options.now ?? new Date()
   const report = async (step: InstallStep, bytesDone = 0, bytesTotal = 0, entry?: string): Promise<void> => {
     if (options.onProgress === undefined) return
     const progress: InstallProgress = {step, bytesDone, bytesTotal}
@@ -55,18 +58,21 @@ export async function install(artifact: string, options: InstallOptions): Promis
     await options.onProgress(progress)
   }
 
-  const archive = await openArtifact(artifact, settings.limits)
+  let artifact: OpenedArtifact | undefined
   try {
-    const {manifest, manifestBytes} = await judgeManifest(archive, artifact, options.expectId)
+    artifact = await openArtifact(artifactFile, {limits: settings.limits})
+    const manifest = judgeManifest(artifact.manifest, artifactFile, options.expectId)
+    const manifestBytes = (artifact.manifest as ManifestRead).bytes
     const warnings = checkCompatibility(manifest, settings.host)
-    // A revocation list is judged, and checked against the newest this data root has seen, before anything is written.
-    const revocations =
-      options.revocations === undefined ? null : verifyRevocationList(options.revocations, options.trust ?? {roots: []}, {now: options.now, allowStale: options.allowStaleRevocations})
-    if (revocations !== null) await checkRevocationSequence(settings.dataRoot, revocations)
+    const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
+    // Rollback protection: a list that verifies is the newest this data root has seen (or it is refused),
+    // and it is remembered now, so that refusing this artifact cannot make the host forget it.
+    if (context.revocations !== null) await recordRevocationSequence(settings.dataRoot, context.revocations)
     const entrypoint = resolveEntrypoint(manifest, settings.hostRid)
     const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
     await report('judged')
 
+    const opened = artifact
     return await withPluginLock(settings.dataRoot, manifest.id, options, async () => {
       await report('locked')
       const {id, version} = manifest
@@ -83,34 +89,20 @@ export async function install(artifact: string, options: InstallOptions): Promis
       const staging = await createStaging(settings.dataRoot, id)
       let committed = false
       try {
-        const digests = await extractArchive(archive, staging.content, {
-          preloaded: new Map([['manifest.json', manifestBytes]]),
+        const digests = await extractArchive(opened.archive, staging.content, {
+          preloaded: new Map([[manifestEntryName, manifestBytes]]),
           executables: executable === null ? [] : [executable],
           onProgress: (progress) => report('extracting', progress.bytesDone, progress.bytesTotal, progress.entry),
         })
         await report('extracted')
 
-        warnings.push(...checkDeclaredFiles(manifest, digests))
+        const files = new Map([...digests].filter(([name]) => name !== manifestEntryName))
+        warnings.push(...checkDeclaredFiles(manifest, files))
         const subject = `${id} ${version}`
-        const verification = await verifySignature(
-          {
-            manifestBytes,
-            files: new Map([...digests].filter(([name]) => name !== 'manifest.json')),
-            readFile: (name) => readStagedFile(staging.content, name, digests, settings.limits.maxManifestBytes),
-          },
-          {
-            trust: options.trust,
-            now: options.now,
-            maxManifestBytes: settings.limits.maxManifestBytes,
-            revocations: options.revocations,
-            allowStaleRevocations: options.allowStaleRevocations,
-          },
-        )
-        const admission = admit(verification, {allowUnsigned: options.allowUnsigned, subject})
+        const contents = await contentsOf(opened.manifest, files, (name) => readFile(path.join(staging.content, ...name.split('/'))))
+        const admission = admit(checkContents(contents, context), {allowUnsigned: options.allowUnsigned, subject})
         assertNoTrustDowngrade(record, admission.verdict, id, `${version}`)
         assertSamePublisher(record, admission.publisher, id, `${version}`)
-        // Rollback protection (revocation-state.ts): the list an admitted artifact was judged under is the newest seen.
-        if (revocations !== null) await recordRevocationSequence(settings.dataRoot, revocations)
         warnings.push(...admission.warnings)
         await report('verified')
 
@@ -126,7 +118,7 @@ export async function install(artifact: string, options: InstallOptions): Promis
           version,
           staging: staging.name,
           activate: settings.activate,
-          admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: (options.now ?? new Date()).toISOString()},
+          admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: now.toISOString()},
           previousVersion,
           retain: settings.retain,
         }
@@ -144,6 +136,8 @@ export async function install(artifact: string, options: InstallOptions): Promis
           certificateId: admission.certificateId,
           entrypoint,
           autoStart: entrypoint !== null && !warnings.some((item) => item.blocking),
+          directory: versionDir(settings.dataRoot, id, version),
+          dataDirectory: paths.data,
           warnings,
         }
       } finally {
@@ -154,7 +148,7 @@ export async function install(artifact: string, options: InstallOptions): Promis
   } catch (error) {
     throw asInstallError(error)
   } finally {
-    await archive.close()
+    await artifact?.close()
   }
 }
 
@@ -175,6 +169,9 @@ function resolveSettings(options: InstallOptions): InstallSettings {
     throw new InstallError('invalid-argument', `retain must be a whole number of versions, not ${retain}.`, {details: {argument: 'retain', value: retain}})
   }
   if (options.expectId !== undefined) assertPluginId(options.expectId)
+  if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) {
+    throw new InstallError('invalid-argument', 'now must be a valid Date.', {details: {argument: 'now'}})
+  }
   return {
     dataRoot: path.resolve(options.dataRoot),
     hostRid: options.hostRid ?? currentHostRid(),
@@ -185,31 +182,21 @@ function resolveSettings(options: InstallOptions): InstallSettings {
   }
 }
 
-async function openArtifact(artifact: string, limits: ArchiveLimits): Promise<StrictArchive> {
-  try {
-    return await openArchive(artifact, {limits})
-  } catch (error) {
-    throw asInstallError(error)
-  }
-}
-
 /**
- * Reads `manifest.json` from the archive and judges it at development level (DESIGN §8):
+ * Judges the artifact's manifest at development level: none → `manifest-invalid`;
  * `unsupported-manifest-version` → `incompatible`; any other error → `manifest-invalid`; a manifest for
  * another id than expected → `id-mismatch`.
  */
-async function judgeManifest(archive: StrictArchive, artifact: string, expectId: string | undefined): Promise<{manifest: Manifest; manifestBytes: Uint8Array}> {
-  const entry = archive.get('manifest.json')
-  if (entry === undefined) {
+function judgeManifest(read: ManifestRead | null, artifact: string, expectId: string | undefined): Manifest {
+  if (read === null) {
     throw new InstallError('manifest-invalid', `${artifact} has no manifest.json at its root.`, {details: {reason: 'manifest-missing', problems: []}})
   }
-  const manifestBytes = await archive.readEntry(entry, archive.limits.maxManifestBytes)
-  const {manifest, report} = readManifest(manifestBytes, {file: `${artifact}!manifest.json`, subjectKind: 'artifact', subjectPath: artifact})
+  const {manifest, report} = readManifest(read.document, {file: `${artifact}!manifest.json`, subjectKind: 'artifact', subjectPath: artifact})
   if (!report.valid || manifest === null) {
     const errors = report.problems.filter((problem) => problem.severity === 'error')
     const unsupported = errors.find((problem) => problem.code === 'unsupported-manifest-version')
     if (unsupported !== undefined) {
-      const declared = manifestVersionOf(manifestBytes)
+      const declared = read.document.ok ? read.document.value.manifestVersion : undefined
       throw new InstallError('incompatible', `${artifact}: ${unsupported.message}`, {
         details: {direction: typeof declared === 'number' && declared < 1 ? 'host-too-new' : 'host-too-old', member: 'manifestVersion', required: declared, host: 1},
       })
@@ -222,29 +209,21 @@ async function judgeManifest(archive: StrictArchive, artifact: string, expectId:
   if (expectId !== undefined && manifest.id !== expectId) {
     throw new InstallError('id-mismatch', `${artifact} holds ${manifest.id}, not the expected ${expectId}.`, {details: {expected: expectId, actual: manifest.id}})
   }
-  return {manifest, manifestBytes}
-}
-
-/** The declared `manifestVersion`, for the direction of an unsupported one. */
-function manifestVersionOf(bytes: Uint8Array): unknown {
-  try {
-    return (JSON.parse(Buffer.from(bytes).toString('utf8')) as {manifestVersion?: unknown}).manifestVersion
-  } catch {
-    return undefined
-  }
+  return manifest
 }
 
 /**
- * The exhaustive `files[]` check (DESIGN §8): when present, every file must match and nothing else may be
- * present (`hash-mismatch`, every problem in `details.problems`); when absent, warning `no-file-digests`.
+ * The exhaustive `files[]` check: when present, every file must match and nothing else may be present
+ * (`hash-mismatch`, every problem in `details.problems`; the signing files are exempt only in a signed
+ * artifact); when absent, warning `no-file-digests`.
  */
-function checkDeclaredFiles(manifest: Manifest, digests: ReadonlyMap<string, EntryDigest>): InstallWarning[] {
+function checkDeclaredFiles(manifest: Manifest, files: ReadonlyMap<string, EntryDigest>): InstallWarning[] {
   if (manifest.files === undefined) {
     return [warning('no-file-digests', `${manifest.id} ${manifest.version} lists no file digests; its files were installed unchecked.`)]
   }
-  const problems = checkFileDigests(manifest.files, digests)
+  const problems = compareDeclaredFiles(manifest.files, files, {exhaustive: true, signed: Object.hasOwn(manifest, 'signature')})
   if (problems.length > 0) {
-    const first = problems[0] as {message: string}
+    const first = problems[0]!
     throw new InstallError('hash-mismatch', `${manifest.id} ${manifest.version} does not match its files[]: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, {
       details: {problems},
     })
@@ -252,12 +231,3 @@ function checkDeclaredFiles(manifest: Manifest, digests: ReadonlyMap<string, Ent
   return []
 }
 
-/**
- * Reads an extracted file for the signature check (the certificate files), only if the archive held it,
- * and no larger than the manifest cap: certificates are small, and nothing here buffers a payload.
- */
-async function readStagedFile(root: string, name: string, digests: ReadonlyMap<string, EntryDigest>, maxBytes: number): Promise<Uint8Array | null> {
-  const digest = digests.get(name)
-  if (digest === undefined || !isUnlistedEntry(name) || digest.size > maxBytes) return null
-  return readFile(path.join(root, ...name.split('/')))
-}

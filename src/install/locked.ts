@@ -3,7 +3,7 @@ import path from 'node:path'
 import {hasErrno} from '../fs/durable.js'
 import {InstallError} from './errors.js'
 import {pluginPaths, stagingRoot} from './layout.js'
-import {acquireLock, isProcessAlive} from '../fs/lock.js'
+import {LockError, acquireLock, isProcessAlive} from '../fs/lock.js'
 import {listStaging, removeStagingOf, removeTree, stagingOwner} from './staging.js'
 import {applyTransaction, readTransaction} from './transaction.js'
 
@@ -87,7 +87,7 @@ async function sweepOtherLeftovers(dataRoot: string, id: string): Promise<void> 
     try {
       lock = await acquireLock(paths.lock, {timeoutMs: 0})
     } catch (error) {
-      if (error instanceof InstallError && error.code === 'lock-timeout') continue
+      if (error instanceof LockError) continue
       throw error
     }
     try {

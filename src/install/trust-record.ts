@@ -1,4 +1,6 @@
 import {readTextOrNull, writeFileAtomic} from '../fs/durable.js'
+import type {Certificate} from '../pki/certificate.js'
+import {isSemVer} from '../model/semver.js'
 import {InstallError} from './errors.js'
 
 /** The verdicts an install can admit: Trusted, or Unsigned when the caller allowed it. */
@@ -14,10 +16,12 @@ export interface VersionAdmission {
   admittedAt: string
 }
 
-/** Who signed a plugin: the subject kind and id of its package certificate. */
+/** Who signed a plugin: the subject kind and id of its package certificate, and the root that certified it. */
 export interface PinnedPublisher {
   kind: string
   id: string
+  /** The trust-store root the certificate chains to (absent in records written before roots were pinned). */
+  rootKeyId?: string
 }
 
 /**
@@ -60,7 +64,8 @@ function parseTrustRecord(text: string): TrustRecord | null {
   if (typeof versions === 'object' && versions !== null) {
     for (const [version, entry] of Object.entries(versions)) {
       const admission = entry as Partial<VersionAdmission> | null
-      if (admission === null || typeof admission !== 'object' || !isAdmittedVerdict(admission.verdict)) continue
+      // Only a version's own record counts: a key that is not a version (`__proto__` among them) is no admission.
+      if (!isSemVer(version) || admission === null || typeof admission !== 'object' || !isAdmittedVerdict(admission.verdict)) continue
       admissions[version] = {
         verdict: admission.verdict,
         certificateId: typeof admission.certificateId === 'string' ? admission.certificateId : null,
@@ -72,11 +77,26 @@ function parseTrustRecord(text: string): TrustRecord | null {
   return {verdict, certificateId, publisher: pinnedPublisherOf(publisher), versions: admissions}
 }
 
-/** A `{kind, id}` publisher read back from JSON, or null. */
+/** A `{kind, id, rootKeyId?}` publisher read back from JSON, or null. */
 export function pinnedPublisherOf(value: unknown): PinnedPublisher | null {
   if (typeof value !== 'object' || value === null) return null
-  const {kind, id} = value as Record<string, unknown>
-  return typeof kind === 'string' && typeof id === 'string' ? {kind, id} : null
+  const {kind, id, rootKeyId} = value as Record<string, unknown>
+  if (typeof kind !== 'string' || typeof id !== 'string') return null
+  return typeof rootKeyId === 'string' ? {kind, id, rootKeyId} : {kind, id}
+}
+
+/** The publisher a certificate certifies: its subject under its root; null without a certificate. */
+export function publisherOfCertificate(certificate: Certificate | null): PinnedPublisher | null {
+  return certificate === null ? null : {kind: certificate.subject.kind, id: certificate.subject.id, rootKeyId: certificate.rootKeyId}
+}
+
+/**
+ * True when two publishers are the same subject under the same root (a record written before roots were
+ * pinned compares the subject alone).
+ */
+export function isSamePublisher(pinned: PinnedPublisher, other: PinnedPublisher): boolean {
+  if (pinned.kind !== other.kind || pinned.id !== other.id) return false
+  return pinned.rootKeyId === undefined || other.rootKeyId === undefined || pinned.rootKeyId === other.rootKeyId
 }
 
 function isAdmittedVerdict(value: unknown): value is AdmittedVerdict {
@@ -108,10 +128,10 @@ export function assertNoTrustDowngrade(record: TrustRecord | null, verdict: Admi
  */
 export function assertSamePublisher(record: TrustRecord | null, publisher: PinnedPublisher | null, id: string, what: string): void {
   const pinned = record?.publisher ?? null
-  if (pinned === null || publisher === null || (pinned.kind === publisher.kind && pinned.id === publisher.id)) return
+  if (pinned === null || publisher === null || isSamePublisher(pinned, publisher)) return
   throw new InstallError(
     'publisher-changed',
-    `${id} was admitted from ${pinned.kind} ${pinned.id}; ${what} is signed by ${publisher.kind} ${publisher.id}. Uninstall with purge to accept another publisher.`,
+    `${id} was admitted from ${describePublisher(pinned)}; ${what} is signed by ${describePublisher(publisher)}. Uninstall with purge to accept another publisher.`,
     {details: {id, pinned, publisher}},
   )
 }
@@ -129,4 +149,8 @@ export function admitVersion(record: TrustRecord | null, version: string, admiss
 export function forgetVersions(record: TrustRecord, installed: readonly string[]): TrustRecord {
   const keep = new Set(installed)
   return {...record, versions: Object.fromEntries(Object.entries(record.versions).filter(([version]) => keep.has(version)))}
+}
+
+function describePublisher(publisher: PinnedPublisher): string {
+  return `${publisher.kind} ${publisher.id}${publisher.rootKeyId === undefined ? '' : ` (root ${publisher.rootKeyId})`}`
 }

@@ -29,7 +29,7 @@ export interface InstallOptions extends LockOptions {
   /**
    * A root-signed revocation list, verified against `trust` before anything is written (`revocation-list-invalid`,
    * `revocation-list-stale`), refused when older than the newest this data root has seen
-   * (`revocation-list-rollback`), applied to the signature (verdict Revoked: `signature-rejected`), and
+   * (`revocation-list-rollback`), applied to the signature (verdict Revoked: `signature-revoked`), and
    * recorded as seen once the artifact is admitted.
    */
   revocations?: RevocationList
@@ -80,6 +80,10 @@ export interface InstallResult {
   entrypoint: ResolvedEntrypoint | null
   /** True when nothing blocks starting the plugin on its own. */
   autoStart: boolean
+  /** The installed version's directory (the archive's root): executables are relative to it. */
+  directory: string
+  /** The plugin's own state directory, kept across updates. */
+  dataDirectory: string
   warnings: InstallWarning[]
 }
 

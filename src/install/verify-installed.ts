@@ -1,20 +1,23 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {resolveLimits} from '../archive/limits.js'
-import type {Verdict} from '../signing/result.js'
-import {isUnlistedEntry} from '../signing/files-check.js'
-import type {RevocationList} from '../revocation/list.js'
+import {contentsOf, manifestRead} from '../artifact/contents.js'
+import {readTree} from '../fs/tree.js'
+import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-files.js'
+import {entryNameOf} from '../model/entry-name.js'
+import {resolveEntrypoint} from '../model/entrypoint.js'
+import {hostRid as currentHostRid} from '../model/rid.js'
 import type {TrustStore} from '../pki/trust.js'
+import type {RevocationList} from '../revocation/list.js'
+import type {Verdict} from '../signing/result.js'
+import {checkContents, verificationContext} from '../signing/verify.js'
 import {assertVersionInstalled} from './activate.js'
-import {verifySignature} from './admission.js'
 import {readCurrentVersion} from './current.js'
-import {digestTree} from './digest-tree.js'
 import {InstallError, asInstallError} from './errors.js'
-import {checkFileDigests} from './file-check.js'
 import {loadInstalledManifest} from './installed-manifest.js'
 import {assertPluginId, assertVersion, pluginPaths, versionDir} from './layout.js'
+import {recordRevocationSequence} from './revocation-state.js'
 import {installedVersionNames, readTransaction} from './transaction.js'
-import {readTrustRecord, type AdmittedVerdict} from './trust-record.js'
+import {isSamePublisher, publisherOfCertificate, readTrustRecord, type AdmittedVerdict, type VersionAdmission} from './trust-record.js'
 import {warning, type InstallWarning} from './warnings.js'
 
 /** One way an installed version differs from what was admitted. */
@@ -22,8 +25,11 @@ export interface InstalledProblem {
   /**
    * `manifest-missing`, a manifest diagnostic code (`id-mismatch`, `version-mismatch`, `malformed`, …),
    * `file-missing` (removed), `undeclared-file` (added), `file-size-mismatch` / `file-digest-mismatch`
-   * (changed), `unexpected-file-type` (a link or special file), a signature verification code (DESIGN §7.4),
-   * `trust-downgrade` (admitted Trusted, no longer) or `unsigned-not-permitted` (unsigned, never admitted so).
+   * (changed), `unexpected-file-type` (a link or special file), `entrypoint-missing` (the host's executable
+   * is gone), a signature verification code, `trust-downgrade` (admitted Trusted, no longer),
+   * `unsigned-not-permitted` (unsigned, never admitted so), `trust-record-missing` (Trusted, but never
+   * admitted by an install) or `certificate-changed` (signed by another certificate than at admission,
+   * not of the same publisher under the same root).
    */
   code: string
   message: string
@@ -49,80 +55,96 @@ export interface InstalledVerification {
 
 /** Options of {@link verifyInstalled}. */
 export interface VerifyInstalledOptions {
+  /** The installed version to check; default the active one. */
+  version?: string
   /** The roots the signature must chain to (the host's trust store); default none. */
   trust?: TrustStore
-  /** The verifier's clock; default now. */
+  /** The verifier's clock, read once; default now. */
   now?: Date
-  /** A verified root-signed revocation list: a revoked signer or artifact is refused (`revoked`). */
+  /**
+   * A root-signed revocation list: verified against `trust`, refused when older than the newest this data
+   * root has seen (`revocation-list-rollback`) and remembered as seen; a revoked signer or artifact is refused.
+   */
   revocations?: RevocationList
   /** Apply a list past its nextUpdate instead of refusing it. */
   allowStaleRevocations?: boolean
+  /** The host's runtime identifier, whose executable must be present; default this machine's. */
+  hostRid?: string
 }
 
-// File codes of the signature checklist; the per-file check below reports each file itself.
-const signatureFileCodes = new Set(['declared-file-missing', 'file-size-mismatch', 'file-digest-mismatch', 'undeclared-file'])
-
 /**
- * Re-checks an installed version (the active one when `version` is omitted) before a launch: its manifest
- * against its directory, every file against its own `files[]` (reporting each file changed, added or
- * removed since install), and its signature over the files as they are now, which must still be Trusted —
- * or Unsigned for a version admitted unsigned. Reads only. Throws `not-installed`, `version-not-installed`.
+ * The launch gate, run before every start: re-checks an installed version (the active one unless
+ * `options.version`) with the rules `install` applied: its manifest against its directory, every file
+ * against its own `files[]` (each file changed, added or removed since install is reported), the host's
+ * executable present, and its signature over the files as they are now, which must be Trusted — with a
+ * trust record, and by the certificate recorded at admission or one of the same publisher under the same
+ * root — or Unsigned for a version admitted unsigned. A revocation list is checked for rollback and
+ * remembered, as at install. Throws `not-installed`, `version-not-installed`, and the list's refusals.
  */
-export async function verifyInstalled(dataRoot: string, id: string, version?: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
+export async function verifyInstalled(dataRoot: string, id: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
   assertPluginId(id)
-  if (version !== undefined) assertVersion(version)
+  if (options.version !== undefined) assertVersion(options.version)
   try {
+    const context = verificationContext({trust: options.trust ?? {roots: []}, now: options.now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
+    if (context.revocations !== null) await recordRevocationSequence(dataRoot, context.revocations)
     const paths = pluginPaths(dataRoot, id)
-    const chosen = version ?? (await activeVersion(paths.current, paths.versions, id))
+    const chosen = options.version ?? (await activeVersion(paths.current, paths.versions, id))
     const directory = versionDir(dataRoot, id, chosen)
     await assertVersionInstalled(paths.versions, directory, id, chosen)
     const record = await readTrustRecord(paths.trust)
     // A version promoted by an install that was killed before its trust record was written is admitted by
     // the journal the next operation completes.
     const pending = await readTransaction(dataRoot, id)
-    const journalled = pending?.version === chosen ? pending.admission.verdict : null
-    const admittedVerdict = record?.versions[chosen]?.verdict ?? journalled
-    const pluginVerdict = record?.verdict === 'Trusted' || journalled === 'Trusted' ? 'Trusted' : (record?.verdict ?? journalled)
+    const admission: VersionAdmission | null = record?.versions[chosen] ?? (pending?.version === chosen ? pending.admission : null)
+    const admittedVerdict = admission?.verdict ?? null
+    const pluginVerdict = record?.verdict === 'Trusted' || admittedVerdict === 'Trusted' ? 'Trusted' : (record?.verdict ?? admittedVerdict)
     const result: InstalledVerification = {id, version: chosen, directory, valid: false, verdict: null, certificateId: null, admittedVerdict, problems: [], warnings: []}
 
     const loaded = await loadInstalledManifest(directory, id, chosen)
     if (loaded === null) {
-      result.problems.push({code: 'manifest-missing', message: `${directory} has no manifest.json.`, path: 'manifest.json'})
+      result.problems.push({code: 'manifest-missing', message: `${directory} has no manifest.json.`, path: manifestEntryName})
       return result
     }
     for (const diagnostic of loaded.report.problems) {
-      if (diagnostic.severity === 'error') result.problems.push({code: diagnostic.code, message: diagnostic.message, path: 'manifest.json'})
+      if (diagnostic.severity === 'error') result.problems.push({code: diagnostic.code, message: diagnostic.message, path: manifestEntryName})
     }
 
-    const tree = await digestTree(directory)
-    for (const name of tree.unexpected) {
-      result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
-    }
-    const declared = loaded.manifest?.files
-    if (loaded.manifest !== null && declared === undefined) {
+    const tree = await readTree(directory, {digests: true})
+    for (const name of tree.unexpected) result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
+    const files = new Map([...tree.files].filter(([name]) => name !== manifestEntryName)) as Map<string, {size: number; sha256: string}>
+    const manifest = loaded.manifest
+    if (manifest !== null && manifest.files === undefined) {
       result.warnings.push(warning('no-file-digests', `${id} ${chosen} lists no file digests; changed files cannot be detected.`))
     }
-    const fileProblems = declared === undefined ? [] : checkFileDigests(declared, tree.files)
+    const fileProblems = manifest?.files === undefined ? [] : compareDeclaredFiles(manifest.files, files, {exhaustive: true, signed: Object.hasOwn(manifest, 'signature')})
     result.problems.push(...fileProblems.map(({code, message, path: file}) => ({code, message, path: file})))
+    if (manifest !== null) {
+      const entrypoint = resolveEntrypoint(manifest, options.hostRid ?? currentHostRid())
+      const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
+      if (executable !== null && !files.has(executable)) {
+        result.problems.push({code: 'entrypoint-missing', message: `The ${entrypoint!.rid} executable ${executable} is not in ${directory}; the plugin cannot start.`, path: executable})
+      }
+    }
 
-    const maxBytes = resolveLimits().maxManifestBytes
-    const signature = await verifySignature(
-      {
-        manifestBytes: loaded.bytes,
-        files: new Map([...tree.files].filter(([name]) => name !== 'manifest.json')),
-        readFile: async (name) => {
-          const digest = tree.files.get(name)
-          if (digest === undefined || !isUnlistedEntry(name) || digest.size > maxBytes) return null
-          return readFile(path.join(directory, ...name.split('/')))
-        },
-      },
-      options,
-    )
+    const contents = await contentsOf(manifestRead(loaded.bytes), files, (name) => readFile(path.join(directory, ...name.split('/'))))
+    const signature = checkContents(contents, context)
     result.verdict = signature.verdict
     result.certificateId = signature.certificateId
     switch (signature.verdict) {
-      case 'Trusted':
+      case 'Trusted': {
+        const publisher = publisherOfCertificate(signature.certificate)
+        const pinned = admission?.publisher ?? record?.publisher ?? null
+        if (admission === null || admittedVerdict !== 'Trusted') {
+          result.problems.push({code: 'trust-record-missing', message: `${id} ${chosen} verifies Trusted but was never admitted by an install (no trust record); install it again.`, path: null})
+        } else if (admission.certificateId !== signature.certificateId && (pinned === null || publisher === null || !isSamePublisher(pinned, publisher))) {
+          result.problems.push({
+            code: 'certificate-changed',
+            message: `${id} ${chosen} was admitted signed by ${admission.certificateId}; its files now verify under ${signature.certificateId}, which is not the same publisher under the same root.`,
+            path: null,
+          })
+        }
         break
+      }
       case 'Unsigned':
         if (admittedVerdict === 'Unsigned' && pluginVerdict === 'Unsigned') {
           result.warnings.push(warning('artifact-unsigned', `${id} ${chosen} is not signed; it was admitted unsigned.`))
@@ -134,10 +156,10 @@ export async function verifyInstalled(dataRoot: string, id: string, version?: st
         break
       default:
         for (const problem of signature.problems) {
-          if (fileProblems.length > 0 && signatureFileCodes.has(problem.code)) continue
+          // A file problem the exhaustive comparison above reported already is not repeated.
+          if (fileProblems.some((reported) => reported.code === problem.code)) continue
           result.problems.push({code: problem.code, message: problem.message, path: null})
         }
-        if (signature.problems.length === 0) result.problems.push({code: 'signature-invalid', message: `The signature verdict is ${signature.verdict}.`, path: null})
     }
     result.valid = result.problems.length === 0
     return result

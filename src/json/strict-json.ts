@@ -1,11 +1,7 @@
 import {parseTree} from 'jsonc-parser'
 import type {Node, ParseError} from 'jsonc-parser'
-import type {Diagnostic} from '../manifest/diagnostic.js'
 import {childPointer, parentPointer, pointerTokens} from './pointer.js'
 import {firstInvalidUtf8} from './utf8.js'
-
-/** The largest manifest.json any reader accepts (DESIGN §5.2), checked before a byte is parsed. */
-export const maxManifestBytes = 8 * 1024 * 1024
 
 /**
  * Deepest nesting read. jsonc-parser descends recursively and would overflow the stack on hostile
@@ -34,8 +30,19 @@ export interface JsonDocument {
   locateNearest(pointer: string): JsonPosition & {pointer: string}
 }
 
-/** What `readJsonDocument` returns: the document, or the one `malformed` diagnostic that says why not. */
-export type ReadJsonResult = ({ok: true} & JsonDocument) | {ok: false; diagnostic: Diagnostic}
+/**
+ * Why a text is not strict JSON: a sentence saying what and where, the 1-based position when there is one,
+ * and the pointer of the member concerned for a duplicate key (null otherwise).
+ */
+export interface JsonProblem {
+  message: string
+  pointer: string | null
+  line: number | null
+  column: number | null
+}
+
+/** What `readJsonDocument` returns: the document, or the one problem that says why not. */
+export type ReadJsonResult = ({ok: true} & JsonDocument) | {ok: false; problem: JsonProblem}
 
 // jsonc-parser's ParseErrorCode is an ambient const enum, which isolated modules cannot read.
 const parseErrorText: Readonly<Record<number, string>> = {
@@ -67,16 +74,16 @@ const utf8 = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true})
 const lenientUtf8 = new TextDecoder('utf-8', {ignoreBOM: true})
 
 /**
- * Reads manifest bytes as strict JSON (DESIGN §4.2): UTF-8 without a BOM, no comments, no trailing
- * commas, no duplicate property names (compared after unescaping), a top-level object, at most
- * `maxBytes` (default 8 MiB, checked before parsing). Never throws: anything else gives one `malformed`
- * diagnostic whose message says what is wrong and where (pointer null, except for a duplicate key,
- * where it names the duplicated member).
+ * Reads bytes as strict JSON, the one JSON dialect of every file this toolchain reads (manifests,
+ * certificates, trust stores, revocation lists): UTF-8 without a BOM, no comments, no trailing commas, no
+ * duplicate property names (compared after unescaping), a top-level object, at most `maxBytes` (checked
+ * before parsing). Never throws: anything else gives one problem whose message says what is wrong and
+ * where (pointer null, except for a duplicate key, where it names the duplicated member).
  */
-export function readJsonDocument(bytes: Uint8Array, options: {maxBytes?: number} = {}): ReadJsonResult {
-  const maxBytes = options.maxBytes ?? maxManifestBytes
+export function readJsonDocument(bytes: Uint8Array, options: {maxBytes: number}): ReadJsonResult {
+  const {maxBytes} = options
   if (bytes.length > maxBytes) {
-    return malformed(`The file is larger than ${formatBytes(maxBytes)}, the limit for manifest.json; a manifest is small metadata.`, null, null)
+    return malformed(`The file is larger than ${formatBytes(maxBytes)}, the most it may hold.`, null, null)
   }
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return malformed('The file starts with a UTF-8 byte order mark (line 1, column 1); save it as UTF-8 without a BOM.', null, {line: 1, column: 1})
@@ -381,7 +388,7 @@ function kindOfNode(node: Node): string {
 function malformed(message: string, pointer: string | null, position: JsonPosition | null): ReadJsonResult {
   return {
     ok: false,
-    diagnostic: {code: 'malformed', severity: 'error', message, pointer, line: position?.line ?? null, column: position?.column ?? null},
+    problem: {message, pointer, line: position?.line ?? null, column: position?.column ?? null},
   }
 }
 

@@ -1,8 +1,3 @@
-import {createHash} from 'node:crypto'
-import {createReadStream} from 'node:fs'
-import {readdir, stat} from 'node:fs/promises'
-import path from 'node:path'
-
 /** Where a package's content comes from: a source folder, an artifact, or an installed version directory. */
 export type PackageContentKind = 'directory' | 'artifact' | 'installed'
 
@@ -14,58 +9,22 @@ export interface ContentFile {
 }
 
 /**
- * A snapshot of what a package holds, for the package-level checks (DESIGN §4.1): every file by its
- * path relative to the package root, `/`-separated, `manifest.json` itself excluded.
+ * A snapshot of what a package holds, for the package-level checks: every file by its path relative to
+ * the package root, `/`-separated, `manifest.json` itself excluded. The validator judges snapshots; it
+ * never opens a folder or an archive itself.
  */
 export interface PackageContent {
   kind: PackageContentKind
   files: ReadonlyMap<string, ContentFile>
 }
 
-/** Files read at once while digesting: enough to keep the disk and a core busy, few enough to bound memory. */
-const digestConcurrency = 4
-
 /**
- * Lists every regular file under `dir` as a `directory` content snapshot: `.git/` folders, `*.svcPlugin`
- * files and the root `manifest.json` are left out, symbolic links and other non-regular files are not
- * followed. With `digests`, each file is streamed once through SHA-256.
+ * True for a path of a source folder that is never part of its package: the root `manifest.json` (the
+ * packer writes its own), any `*.svcPlugin` (an artifact is never packed into another) and `.git/`.
  */
-export async function readDirectoryContent(dir: string, options: {digests: boolean}): Promise<PackageContent> {
-  const found: Array<{name: string; absolute: string}> = []
-  await walk(dir, '', found)
-  const files = new Map<string, ContentFile>()
-  let next = 0
-  const worker = async (): Promise<void> => {
-    while (next < found.length) {
-      const file = found[next++] as {name: string; absolute: string}
-      files.set(file.name, options.digests ? await digestFile(file.absolute) : {size: (await stat(file.absolute)).size})
-    }
-  }
-  await Promise.all(Array.from({length: Math.min(digestConcurrency, found.length)}, worker))
-  // Insertion order follows completion; give callers a stable order.
-  return {kind: 'directory', files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}
-}
-
-async function walk(absolute: string, relative: string, found: Array<{name: string; absolute: string}>): Promise<void> {
-  const entries = await readdir(absolute, {withFileTypes: true})
-  for (const entry of entries) {
-    const name = relative === '' ? entry.name : `${relative}/${entry.name}`
-    const entryPath = path.join(absolute, entry.name)
-    if (entry.isDirectory()) {
-      if (entry.name !== '.git') await walk(entryPath, name, found)
-    } else if (entry.isFile()) {
-      if (name === 'manifest.json' || entry.name.toLowerCase().endsWith('.svcplugin')) continue
-      found.push({name, absolute: entryPath})
-    }
-  }
-}
-
-async function digestFile(file: string): Promise<ContentFile> {
-  const hash = createHash('sha256')
-  let size = 0
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    size += chunk.length
-    hash.update(chunk)
-  }
-  return {size, sha256: `sha256:${hash.digest('hex')}`}
+export function isExcludedFromPackage(relativePath: string): boolean {
+  if (relativePath === 'manifest.json') return true
+  const segments = relativePath.split('/')
+  if (segments.includes('.git')) return true
+  return segments.at(-1)!.toLowerCase().endsWith('.svcplugin')
 }

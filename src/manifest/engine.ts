@@ -1,6 +1,6 @@
 import type {PackageContent} from './content.js'
 import type {Diagnostic} from './diagnostic.js'
-import type {JsonDocument, ReadJsonResult} from '../json/strict-json.js'
+import type {JsonDocument, JsonProblem, ReadJsonResult} from '../json/strict-json.js'
 import {levelIncludes} from './levels.js'
 import type {Level} from './levels.js'
 import {isWithin} from '../json/pointer.js'
@@ -37,12 +37,17 @@ export function validateDocument(read: ReadJsonResult, options: ValidateManifest
   const level = options.level ?? 'development'
   const file = options.file ?? 'manifest.json'
   const subject = {kind: options.subjectKind ?? 'manifest', path: options.subjectPath ?? file}
-  if (!read.ok) return report([read.diagnostic], null, {level, file, subject})
+  if (!read.ok) return report([malformedDiagnostic(read.problem)], null, {level, file, subject})
   const manifest = read.value
   const problems = hasMember(manifest, 'manifestVersion') && member(manifest, 'manifestVersion') !== supportedManifestVersion
     ? [unsupportedVersion(read)]
     : judge(read, level, subject.kind, options.content, extraRules)
   return report(problems, manifest, {level, file, subject})
+}
+
+/** The one diagnostic of a text that is not strict JSON. */
+export function malformedDiagnostic(problem: JsonProblem): Diagnostic {
+  return {code: 'malformed', severity: 'error', ...problem}
 }
 
 /** `manifestVersion` other than 1 stops everything else: exactly one diagnostic (DESIGN §3). */
@@ -63,9 +68,8 @@ function unsupportedVersion(document: JsonDocument): Diagnostic {
  * rule judges that value again; and a rule's error does the same for the rules after it.
  */
 function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, content: PackageContent | undefined, extraRules: readonly Rule[]): Diagnostic[] {
-  const validate = manifestValidator()
-  validate(document.value)
-  const schema = schemaProblems(validate.errors ?? [])
+  const schema = schemaProblemsOf(document.value)
+  if (schema === null) return [unjudgeable(document)]
   const active = [...rules, ...extraRules].filter((rule) => levelIncludes(level, rule.level))
   const claimsOf = (problem: SchemaProblem): Array<SchemaClaim & {rule: Rule}> =>
     active.flatMap((rule) => (rule.claims ?? []).filter((claim) => claim.keywords.includes(problem.keyword) && claim.pointer.test(problem.pointer)).map((claim) => ({...claim, rule})))
@@ -109,6 +113,32 @@ function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, c
     })
   }
   return diagnostics
+}
+
+/**
+ * The schema's problems with `manifest`, or null when the schema library threw instead of answering: a
+ * hostile document must never turn into a crash, so a dependency's exception is caught here, once, for
+ * every caller of the validator.
+ */
+function schemaProblemsOf(manifest: Record<string, unknown>): SchemaProblem[] | null {
+  const validate = manifestValidator()
+  try {
+    validate(manifest)
+  } catch {
+    return null
+  }
+  return schemaProblems(validate.errors ?? [])
+}
+
+/** The diagnostic of a document the schema library could not judge. */
+function unjudgeable(document: JsonDocument): Diagnostic {
+  return {
+    code: 'malformed',
+    severity: 'error',
+    message: 'The manifest holds values the schema validator cannot judge (an object member named like a JavaScript built-in in a place where only plain values belong); fix the values the schema describes.',
+    pointer: '',
+    ...position(document, ''),
+  }
 }
 
 /**

@@ -1,23 +1,25 @@
-import type {Manifest} from '../model/index.js'
-import {readJsonDocument} from '../json/strict-json.js'
+import type {ReadJsonResult} from '../json/strict-json.js'
+import type {Manifest} from '../model/manifest.js'
+import {validateDocument} from './engine.js'
 import type {SubjectKind, ValidationReport} from './report.js'
 import {identityMatchesDirectory} from './rules/identity-matches-directory.js'
 import type {ExpectedIdentity} from './rules/identity-matches-directory.js'
-import {validateDocument} from './engine.js'
+import {readManifestDocument} from './validate.js'
 
 /** What `readManifest` returns: the manifest exactly when the report is valid. */
 export type ReadManifestResult = {manifest: Manifest; report: ValidationReport & {valid: true}} | {manifest: null; report: ValidationReport & {valid: false}}
 
 /**
- * Reads manifest bytes for a host layer (install, verify, store) at development level, the level an
- * installer enforces (DESIGN §4.1). With `expect`, a manifest whose id or version disagrees with its
- * installed directory is `id-mismatch` / `version-mismatch`. Never throws; branch on `report.valid`.
+ * Reads a manifest for a host layer (install, verify, store) at development level, the level an installer
+ * enforces; `source` is the manifest's bytes or their strict-JSON reading. With `expect`, a manifest whose
+ * id or version disagrees with its installed directory is `id-mismatch` / `version-mismatch`. Never throws;
+ * branch on `report.valid`.
  */
 export function readManifest(
-  bytes: Uint8Array,
+  source: Uint8Array | ReadJsonResult,
   options: {expect?: ExpectedIdentity; file?: string; subjectKind?: SubjectKind; subjectPath?: string} = {},
 ): ReadManifestResult {
-  const read = readJsonDocument(bytes)
+  const read = source instanceof Uint8Array ? readManifestDocument(source) : source
   const report = validateDocument(
     read,
     {level: 'development', file: options.file, subjectKind: options.subjectKind ?? 'installed', subjectPath: options.subjectPath},

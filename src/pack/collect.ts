@@ -1,4 +1,3 @@
-import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import fg from 'fast-glob'
 import ignore from 'ignore'
@@ -6,6 +5,8 @@ import {ArchiveError} from '../archive/errors.js'
 import {EntryNameRegistry} from '../archive/names.js'
 import {checkEntryPath, describeEntryPathProblem} from '../archive/path-policy.js'
 import {compareEntryNames} from '../archive/writer.js'
+import {InputFileError, readInputFile} from '../fs/input.js'
+import {isExcludedFromPackage} from '../manifest/content.js'
 import {PackError} from './errors.js'
 
 /** A regular file of the source tree that goes into the artifact. */
@@ -94,17 +95,15 @@ function claimName(names: EntryNameRegistry, name: string): void {
 }
 
 function isExcluded(name: string): boolean {
-  if (name === 'manifest.json' || name === ignoreFileName) return true
-  if (name.toLowerCase().endsWith('.svcplugin')) return true
-  return name === '.git' || name.startsWith('.git/') || name.includes('/.git/')
+  return name === ignoreFileName || isExcludedFromPackage(name)
 }
 
 async function readIgnoreFile(root: string): Promise<ReturnType<typeof ignore>> {
   const rules = ignore()
   try {
-    rules.add(await readFile(path.join(root, ignoreFileName), 'utf8'))
+    rules.add((await readInputFile(path.join(root, ignoreFileName))).bytes.toString('utf8'))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (!(error instanceof InputFileError && error.code === 'file-not-found')) throw error
   }
   return rules
 }

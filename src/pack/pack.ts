@@ -1,7 +1,11 @@
 import {randomBytes} from 'node:crypto'
-import {link, readFile, rename, rm} from 'node:fs/promises'
+import {link, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
+import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
+import {unsignedManifestOf} from '../artifact/trailer.js'
 import {pathExists} from '../fs/durable.js'
+import {InputFileError, readInputFile} from '../fs/input.js'
+import {maxManifestBytes} from '../model/manifest-size.js'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {ArchiveError} from '../archive/errors.js'
 import {SizeTally, checkEntryCount, resolveLimits} from '../archive/limits.js'
@@ -17,7 +21,7 @@ import {collectSourceFiles, type SourceFile} from './collect.js'
 import {PackError} from './errors.js'
 import {hashSourceFiles, type HashedFile, type HashProgress} from './hash.js'
 import {deriveLanguages, languageSetsDiffer} from './languages.js'
-import {renderPackedManifest} from './manifest-output.js'
+import {renderPackedManifest} from '../manifest/packed-manifest.js'
 
 /** Options of {@link pack}. */
 export interface PackOptions {
@@ -61,6 +65,8 @@ export interface PackResult {
   manifest: Uint8Array
   /** Digests of every payload file, by path. */
   digests: ReadonlyMap<string, {size: number; sha256: string}>
+  /** The canonical artifact digest P of the packed artifact: what a signature will cover. */
+  artifactDigest: ArtifactDigest
 }
 
 /**
@@ -118,6 +124,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
     warnings: dedupe(warnings),
     manifest: manifestBytes,
     digests,
+    artifactDigest: computeArtifactDigest({unsignedManifest: unsignedManifestOf(manifestBytes), files: digests}),
   }
   if (options.dryRun) return {...result, sha256: null, bytes: null, dryRun: true}
 
@@ -128,10 +135,9 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
 
 async function readSourceManifest(file: string): Promise<Uint8Array> {
   try {
-    return await readFile(file)
+    return (await readInputFile(file, {limit: maxManifestBytes + 1})).bytes
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
+    if (error instanceof InputFileError && error.code === 'file-not-found') {
       throw new PackError('file-not-found', `${file} does not exist: a plugin source folder holds manifest.json at its root.`, {cause: error, details: {path: file}})
     }
     throw error

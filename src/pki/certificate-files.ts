@@ -1,8 +1,9 @@
-import {mkdir, readFile, rm} from 'node:fs/promises'
+import {mkdir, rm} from 'node:fs/promises'
+import {readInputFile} from '../fs/input.js'
 import path from 'node:path'
 import {base64Line, decodeBase64Line} from './base64.js'
-import {type Certificate, type CertificateFiles, type CertificateSubject, issueCertificate, type KeyUsage} from './certificate.js'
-import {chainEntryNames} from './chain.js'
+import {type Certificate, type CertificateFiles, type CertificateSubject, issueCertificate, type KeyUsage, maxCertificateBytes} from './certificate.js'
+import {signingFileNames} from '../model/signing-files.js'
 import {signatureLength} from './ed25519.js'
 import {SigningError} from './errors.js'
 import {readPrivateKeyFile, readPublicKeyFile, writeNewFile} from './keys.js'
@@ -12,15 +13,16 @@ export async function readCertificateFiles(jsonFile: string, sigFile: string): P
   const json = await readInput(jsonFile, 'certificate')
   const sigBytes = await readInput(sigFile, 'certificate signature')
   const signature = decodeBase64Line(sigBytes, signatureLength)
-  if (signature === null) throw new SigningError('unreadable', `${sigFile} is not a certificate signature: one line of base64 of ${signatureLength} bytes.`, {details: {path: sigFile}})
+  if (signature === null) throw new SigningError('certificate-unreadable', `${sigFile} is not a certificate signature: one line of base64 of ${signatureLength} bytes.`, {details: {path: sigFile}})
   return {json, sig: Buffer.from(signature).toString('base64')}
 }
 
 async function readInput(file: string, what: string): Promise<Uint8Array> {
   try {
-    return new Uint8Array(await readFile(file))
+    // One byte past the largest certificate: enough for the certificate reader to refuse a larger file.
+    return new Uint8Array((await readInputFile(file, {limit: maxCertificateBytes + 1})).bytes)
   } catch (error) {
-    throw new SigningError('unreadable', `Cannot read the ${what} file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
+    throw new SigningError('certificate-unreadable', `Cannot read the ${what} file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
   }
 }
 
@@ -99,11 +101,11 @@ export async function issueCertificateFiles(options: IssueCertificateFilesOption
   })
   const isIssuer = options.keyUsage === 'issuer'
   const files: [string, Uint8Array | string][] = [
-    [isIssuer ? chainEntryNames.issuerJson : chainEntryNames.certificateJson, issued.certificateJson],
-    [isIssuer ? chainEntryNames.issuerSig : chainEntryNames.certificateSig, base64Line(Buffer.from(issued.certificateSig, 'base64'))],
+    [isIssuer ? signingFileNames.issuerJson : signingFileNames.certificateJson, issued.certificateJson],
+    [isIssuer ? signingFileNames.issuerSig : signingFileNames.certificateSig, base64Line(Buffer.from(issued.certificateSig, 'base64'))],
   ]
   if (issuer !== undefined) {
-    files.push([chainEntryNames.issuerJson, issuer.json], [chainEntryNames.issuerSig, base64Line(Buffer.from(issuer.sig, 'base64'))])
+    files.push([signingFileNames.issuerJson, issuer.json], [signingFileNames.issuerSig, base64Line(Buffer.from(issuer.sig, 'base64'))])
   }
   await mkdir(options.output, {recursive: true})
   const written: string[] = []

@@ -1,8 +1,30 @@
 import {decodeBase64, decodeBase64Line} from './base64.js'
 import {type Certificate, certificateMessage, checkCertificate, readCertificateObject, validityInside} from './certificate.js'
 import {keyLength, verifyStrict} from './ed25519.js'
-import {problem, type VerifyProblem} from '../signing/result.js'
 import {type TrustStore, trustedRootKey} from './trust.js'
+
+/** Every code the chain check can give, in the order its steps try them. */
+export const chainProblemCodes = [
+  'certificate-unreadable',
+  'certificate-untrusted',
+  'certificate-malformed',
+  'certificate-wrong-purpose',
+  'certificate-issuer-missing',
+  'certificate-issuer-mismatch',
+  'certificate-outlives-issuer',
+] as const
+/** One of {@link chainProblemCodes}. */
+export type ChainProblemCode = (typeof chainProblemCodes)[number]
+
+/** Why a certificate chain does not hold. */
+export interface ChainProblem {
+  code: ChainProblemCode
+  message: string
+}
+
+function problem(code: ChainProblemCode, message: string): ChainProblem {
+  return {code, message}
+}
 
 /** The certificate files an artifact carries at its root; null when the entry is absent. */
 export interface ChainFiles {
@@ -18,13 +40,6 @@ export interface VerifiedChain {
   issuer: Certificate | null
 }
 
-/** Archive entry names of the certificate files (DESIGN §7.1); they are exempt from `files[]`. */
-export const chainEntryNames = {
-  certificateJson: 'certificate.json',
-  certificateSig: 'certificate.sig',
-  issuerJson: 'issuer.json',
-  issuerSig: 'issuer.sig',
-} as const
 
 /** A certificate file that could be read: its exact bytes, its JSON object and its signature bytes. */
 interface CertificateFile {
@@ -50,7 +65,7 @@ interface CertificateFile {
  * 7. `certificate-outlives-issuer`: the certificate's validity is not inside the issuer's.
  * With `trust` null (the signer re-checking its own output) the root look-up and root signature are skipped.
  */
-export function checkChain(files: ChainFiles, trust: TrustStore | null): VerifiedChain | VerifyProblem {
+export function checkChain(files: ChainFiles, trust: TrustStore | null): VerifiedChain | ChainProblem {
   // 1. Readable.
   if (files.certificateJson === null) return problem('certificate-unreadable', 'The artifact has no certificate.json.')
   if (files.certificateSig === null) return problem('certificate-unreadable', 'The artifact has no certificate.sig.')
@@ -113,7 +128,7 @@ export function checkChain(files: ChainFiles, trust: TrustStore | null): Verifie
   return {certificate, issuer}
 }
 
-function readCertificateFile(json: Uint8Array, sigText: Uint8Array, name: 'certificate' | 'issuer'): CertificateFile | VerifyProblem {
+function readCertificateFile(json: Uint8Array, sigText: Uint8Array, name: 'certificate' | 'issuer'): CertificateFile | ChainProblem {
   const value = readCertificateObject(json)
   if (value === null) return problem('certificate-unreadable', `${name}.json is not a strict JSON object of at most 64 KiB.`)
   const sig = decodeBase64Line(sigText)
@@ -121,7 +136,7 @@ function readCertificateFile(json: Uint8Array, sigText: Uint8Array, name: 'certi
   return {bytes: json, value, sig}
 }
 
-function checkSignatures(leaf: CertificateFile, issuer: CertificateFile | null, declaresIssuer: boolean, trust: TrustStore | null): VerifyProblem | null {
+function checkSignatures(leaf: CertificateFile, issuer: CertificateFile | null, declaresIssuer: boolean, trust: TrustStore | null): ChainProblem | null {
   const top = declaresIssuer ? issuer : leaf
   if (trust !== null) {
     // With an issuer declared but absent, only the root id can be judged now; step 5 reports the gap.

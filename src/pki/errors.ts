@@ -1,4 +1,5 @@
 import {SvcPluginError} from '../errors.js'
+import type {FileProblemCode} from '../model/file-problems.js'
 
 /** Every code a signing-layer function can throw (keys, certificates, trust stores, `sign`). */
 export type SigningErrorCode =
@@ -18,9 +19,7 @@ export type SigningErrorCode =
   | 'trust-store-unreadable'
   /** An in-memory trust store handed to the library does not have the trust store shape. */
   | 'trust-store-invalid'
-  /** An input file other than a key or a trust store (a certificate, its signature) cannot be read. */
-  | 'unreadable'
-  /** A certificate or its signature file cannot be read as a strict JSON object / base64 text. */
+  /** A certificate or its signature file cannot be read, or not as a strict JSON object / base64 text. */
   | 'certificate-unreadable'
   /** The issuer's signature over the certificate does not verify. */
   | 'certificate-untrusted'
@@ -46,10 +45,12 @@ export type SigningErrorCode =
   | 'invalid-root-key-id'
   /** `sign` was given an artifact that already carries a signature or certificate files. */
   | 'already-signed'
-  /** The artifact's manifest.json is missing or not a strict JSON object. */
+  /** The artifact has no manifest.json. */
+  | 'manifest-missing'
+  /** The artifact's manifest.json is not a strict JSON object, or its `files` member is not a list of `{path, sha256, size}`. */
   | 'manifest-malformed'
-  /** The artifact's `files[]` does not list exactly its payload with the right sizes and digests (DESIGN §7.2). */
-  | 'files-incomplete'
+  /** The artifact's `files[]` does not list exactly its payload with the right sizes and digests: the code says how. */
+  | FileProblemCode
   /** A signature block value cannot be written into the trailer of DESIGN §7.2. */
   | 'signature-malformed'
   /** An entry name or digest handed to the artifact digest cannot be written into P (DESIGN §7.2). */

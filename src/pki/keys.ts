@@ -1,6 +1,7 @@
-import {mkdir, open, readFile, rm} from 'node:fs/promises'
+import {mkdir, open, rm} from 'node:fs/promises'
+import {readInputFile} from '../fs/input.js'
 import path from 'node:path'
-import {base64Line, decodeBase64Line} from './base64.js'
+import {base64Line, decodeBase64Line, encodeBase64} from './base64.js'
 import {generateKeyPair, keyLength} from './ed25519.js'
 import {SigningError} from './errors.js'
 
@@ -16,6 +17,8 @@ export interface WrittenKeyPair extends KeyPair {
   publicKeyFile: string
   /** `<dir>/<name>.key`: base64 of the private seed, one line, mode 0600. */
   privateKeyFile: string
+  /** The public key as the `.pub` file and trust stores write it: standard base64 of its 32 bytes. */
+  publicKeyText: string
 }
 
 
@@ -46,7 +49,7 @@ export async function writeKeyPair(dir: string, name: string, keyPair: KeyPair =
     await Promise.all(written.map((file) => rm(file, {force: true})))
     throw error
   }
-  return {...keyPair, privateKeyFile, publicKeyFile}
+  return {...keyPair, privateKeyFile, publicKeyFile, publicKeyText: encodeBase64(keyPair.publicKey)}
 }
 
 /**
@@ -84,7 +87,8 @@ export function readPrivateKeyFile(file: string): Promise<Uint8Array> {
 async function readKeyFile(file: string, kind: 'public' | 'private'): Promise<Uint8Array> {
   let bytes: Uint8Array
   try {
-    bytes = await readFile(file)
+    // A key file is one short line; reading a little more is enough to refuse anything else.
+    bytes = (await readInputFile(file, {limit: 4096})).bytes
   } catch (error) {
     throw new SigningError('key-unreadable', `Cannot read the ${kind} key file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
   }

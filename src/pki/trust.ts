@@ -1,5 +1,6 @@
 import {randomBytes} from 'node:crypto'
-import {readFile, rm} from 'node:fs/promises'
+import {rm} from 'node:fs/promises'
+import {readInputFile} from '../fs/input.js'
 import {readJsonDocument} from '../json/strict-json.js'
 import path from 'node:path'
 import {decodeBase64, encodeBase64} from './base64.js'
@@ -56,13 +57,13 @@ const maxTrustStoreBytes = 1024 * 1024
 export async function readTrustStore(file: string): Promise<TrustStore> {
   let bytes: Buffer
   try {
-    bytes = await readFile(file)
+    bytes = (await readInputFile(file, {limit: maxTrustStoreBytes + 1})).bytes
   } catch (error) {
     throw new SigningError('trust-store-unreadable', `Cannot read the trust store ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
   }
   // Strict JSON like every other signed input: no duplicate keys, comments or BOM.
   const document = readJsonDocument(bytes, {maxBytes: maxTrustStoreBytes})
-  if (!document.ok) throw new SigningError('trust-store-unreadable', `${file} is not a trust store: ${document.diagnostic.message}`, {details: {path: file}})
+  if (!document.ok) throw new SigningError('trust-store-unreadable', `${file} is not a trust store: ${document.problem.message}`, {details: {path: file}})
   const value: unknown = document.value
   try {
     return parseTrustStore(value)

@@ -1,6 +1,5 @@
 import {type Certificate, certificatePublicKey} from '../pki/certificate.js'
 import {entryKey, publicKeyFingerprint, refusesEverySignature, type RevocationEntry, type RevocationListContent} from './list.js'
-import {problem, type VerifyProblem} from '../signing/result.js'
 import {parseTimestamp} from '../pki/timestamp.js'
 
 /** What the revocation step knows about an artifact whose signature was proven valid. */
@@ -25,7 +24,14 @@ export interface RevocationSubject {
  *    `signedAt >= revokedAt`, so a signature made before a routine revocation stays valid.
  * Root keys are not matched: a root is distrusted by removing it from the trust store.
  */
-export function checkRevocation(list: RevocationListContent, subject: RevocationSubject): VerifyProblem | null {
+/** Why the revocation step refuses an artifact: the list entry that matched. */
+export interface RevocationProblem {
+  code: 'revoked'
+  message: string
+  revocation: RevocationEntry
+}
+
+export function checkRevocation(list: RevocationListContent, subject: RevocationSubject): RevocationProblem | null {
   const entries = new Map(list.entries.map((entry) => [entryKey(entry), entry]))
   const find = (kind: RevocationEntry['kind'], value: string): RevocationEntry | undefined => entries.get(entryKey({kind, value}))
 
@@ -55,6 +61,6 @@ export function checkRevocation(list: RevocationListContent, subject: Revocation
   return null
 }
 
-function revoked(message: string, entry: RevocationEntry): VerifyProblem {
-  return {...problem('revoked', message), revocation: entry}
+function revoked(message: string, entry: RevocationEntry): RevocationProblem {
+  return {code: 'revoked', message, revocation: entry}
 }

@@ -1,4 +1,5 @@
-import {link, open, readFile, rename, rm, stat} from 'node:fs/promises'
+import {link, open, rename, rm, stat} from 'node:fs/promises'
+import {readInputFile} from '../fs/input.js'
 import path from 'node:path'
 import {fsyncDirectory, temporarySibling} from '../fs/durable.js'
 import {RevocationError} from './errors.js'
@@ -18,12 +19,13 @@ export function revocationSignatureFile(jsonFile: string): string {
  * `revocation-list-invalid` when the list is larger than a list may be (it is not read then).
  */
 export async function readRevocationList(jsonFile: string, sigFile: string = revocationSignatureFile(jsonFile)): Promise<RevocationList> {
-  const size = await fileSize(jsonFile)
+  const {bytes, size} = await readInput(jsonFile, maxRevocationListBytes)
   if (size > maxRevocationListBytes) {
     throw new RevocationError('revocation-list-invalid', `${jsonFile} has ${size} bytes, more than the ${maxRevocationListBytes} a revocation list may have.`, {details: {path: jsonFile}})
   }
-  const json = new Uint8Array(await readInput(jsonFile))
-  const sig = Buffer.from(await readInput(sigFile)).toString('latin1')
+  const json = new Uint8Array(bytes)
+  // A signature file is one line of base64; a little more is enough to refuse anything else.
+  const sig = (await readInput(sigFile, 4096)).bytes.toString('latin1')
   return {json, sig}
 }
 
@@ -88,17 +90,9 @@ async function linkIfPresent(file: string, backup: string): Promise<boolean> {
   }
 }
 
-async function fileSize(file: string): Promise<number> {
+async function readInput(file: string, limit: number): Promise<{bytes: Buffer; size: number}> {
   try {
-    return (await stat(file)).size
-  } catch (error) {
-    throw unreadable(file, error)
-  }
-}
-
-async function readInput(file: string): Promise<Buffer> {
-  try {
-    return await readFile(file)
+    return await readInputFile(file, {limit})
   } catch (error) {
     throw unreadable(file, error)
   }

@@ -342,7 +342,7 @@ function signList(content: RevocationListContent, rootPrivateKey: Uint8Array): V
 function readListObject(json: Uint8Array): Record<string, unknown> {
   if (json.length > maxRevocationListBytes) throw invalid(`revocations.json has ${json.length} bytes, more than the ${maxRevocationListBytes} a revocation list may have.`)
   const document = readJsonDocument(json, {maxBytes: Number.POSITIVE_INFINITY})
-  if (!document.ok) throw invalid(`revocations.json is not a strict JSON object: ${document.diagnostic.message}`)
+  if (!document.ok) throw invalid(`revocations.json is not a strict JSON object: ${document.problem.message}`)
   return document.value
 }
 

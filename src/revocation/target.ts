@@ -1,4 +1,4 @@
-import {readFile} from 'node:fs/promises'
+import {readInputFile} from '../fs/input.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {artifactDigestOf} from '../artifact/artifact-digest.js'
 import {maxCertificateBytes, parseCertificate} from '../pki/certificate.js'
@@ -68,9 +68,9 @@ export async function artifactRevocationDigest(file: string, settings: {limits?:
 async function readCertificateFile(file: string) {
   let bytes: Buffer
   try {
-    bytes = await readFile(file)
+    bytes = (await readInputFile(file, {limit: maxCertificateBytes + 1})).bytes
   } catch (error) {
-    throw new SigningError('unreadable', `Cannot read the certificate file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
+    throw new SigningError('certificate-unreadable', `Cannot read the certificate file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
   }
   if (bytes.length > maxCertificateBytes) throw new SigningError('certificate-malformed', `${file} has ${bytes.length} bytes; a certificate has at most ${maxCertificateBytes}.`)
   return parseCertificate(bytes)

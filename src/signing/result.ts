@@ -1,3 +1,5 @@
+import {fileProblemCodes} from '../manifest/declared-files.js'
+import {chainProblemCodes} from '../pki/chain.js'
 import type {Certificate} from '../pki/certificate.js'
 import type {RevocationEntry, RevocationListSummary} from '../revocation/list.js'
 
@@ -16,21 +18,12 @@ export const verifyCodes = [
   'signature-missing',
   'signature-malformed',
   'signature-algorithm-unsupported',
-  'certificate-unreadable',
-  'certificate-untrusted',
-  'certificate-malformed',
-  'certificate-wrong-purpose',
-  'certificate-issuer-missing',
-  'certificate-issuer-mismatch',
-  'certificate-outlives-issuer',
+  ...chainProblemCodes,
   'signature-key-id-mismatch',
   'certificate-not-yet-valid',
   'certificate-expired',
   'signed-in-future',
-  'declared-file-missing',
-  'file-size-mismatch',
-  'file-digest-mismatch',
-  'undeclared-file',
+  ...fileProblemCodes,
   'publisher-mismatch',
   'signature-invalid',
   'revoked',
@@ -81,7 +74,7 @@ export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>
   'certificate-not-yet-valid': 'CertificateNotValidAtSignature',
   'certificate-expired': 'CertificateNotValidAtSignature',
   'signed-in-future': 'CertificateNotValidAtSignature',
-  'declared-file-missing': 'ContentMismatch',
+  'file-missing': 'ContentMismatch',
   'file-size-mismatch': 'ContentMismatch',
   'file-digest-mismatch': 'ContentMismatch',
   'undeclared-file': 'ContentMismatch',
@@ -109,6 +102,8 @@ export interface VerificationResult {
   issuerCertificateId: string | null
   signedAt: string | null
   certificate: Certificate | null
+  /** For a Trusted result: `sha256:` + hex SHA-256 of the canonical digest P that the signature covers. */
+  artifactDigest?: string
   problems: VerifyProblem[]
   /** The revocation list that was applied, when one was given (its `stale` flag set when stale lists were allowed). */
   revocations?: RevocationListSummary

@@ -2,7 +2,6 @@ import {lstat, rm} from 'node:fs/promises'
 import {deflateRawSync} from 'node:zlib'
 import {isArchiveError} from '../archive/errors.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
-import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
 import {compareEntryNames, writeArchive, type WriterEntry} from '../archive/writer.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
@@ -10,7 +9,8 @@ import {SigningError} from '../pki/errors.js'
 import {readPrivateKeyFile} from '../pki/keys.js'
 import {errorFrom, type SignedContents, signContents, type SigningCredentials} from './sign.js'
 import {runChecklist} from './verify.js'
-import {withArtifactContents} from './verify-artifact.js'
+import {readArtifactContents, signerContext} from './verify-artifact.js'
+import {withArtifact} from '../artifact/open.js'
 
 /** What `signArtifact` needs. */
 export interface SignArtifactOptions extends SigningCredentials {
@@ -44,22 +44,13 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await assertAbsent(options.output)
-  const archive = await openArchive(options.artifact, {limits})
-  let signed: SignedContents
-  let written: string
-  try {
-    const payload = await archive.digestEntries()
-    const manifestEntry = archive.get(manifestEntryName)
-    if (manifestEntry === undefined) throw new SigningError('manifest-malformed', `${options.artifact} has no manifest.json.`)
-    const manifest = await archive.readEntry(manifestEntry, limits.maxManifestBytes)
-    payload.delete(manifestEntryName)
-    signed = await signContents({manifest, payload}, {...options, now})
-    written = (await writeSigned(options.output, archive, payload, signed, limits)).path
-  } finally {
-    await archive.close()
-  }
-  // DESIGN §7.4: sign verifies what it wrote, from the file, as a verifier will read it.
-  const check = await withArtifactContents(written, limits, (contents) => runChecklist(contents, {trust: null, now, maxManifestBytes: limits.maxManifestBytes}))
+  const {signed, written} = await withArtifact(options.artifact, {limits}, async (artifact) => {
+    const contents = await artifact.contents()
+    const signed = signContents(contents, {...options, now})
+    return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, limits)).path}
+  })
+  // sign verifies what it wrote, from the file, as a verifier will read it.
+  const check = await readArtifactContents(written, limits, async (contents) => runChecklist(contents, signerContext(now)))
   if ('code' in check) {
     await rm(written, {force: true})
     throw errorFrom(check)
@@ -108,7 +99,7 @@ async function assertAbsent(output: string): Promise<void> {
 }
 
 /** Writes the signed archive: manifest first, then payload and certificate entries in UTF-8 byte order. */
-async function writeSigned(output: string, source: StrictArchive, payload: Map<string, {size: number; sha256: string}>, signed: SignedContents, limits: ArchiveLimits) {
+async function writeSigned(output: string, source: StrictArchive, payload: ReadonlyMap<string, {size: number; sha256: string}>, signed: SignedContents, limits: ArchiveLimits) {
   const entries: WriterEntry[] = []
   for (const entry of source.entries) {
     if (entry.name === manifestEntryName) continue

@@ -1,16 +1,17 @@
-import {encodeBase64, base64Line, decodeBase64} from '../pki/base64.js'
-import {type Certificate, type CertificateFiles, certificatePublicKey, validityAt} from '../pki/certificate.js'
-import {chainEntryNames, checkChain} from '../pki/chain.js'
+import type {ArtifactContents} from '../artifact/contents.js'
+import {manifestRead} from '../artifact/contents.js'
 import {computeArtifactDigest, sha256Hex, signatureMessage} from '../artifact/digest.js'
+import {appendSignatureTrailer, readSignedManifestJson, unsignedManifestOf} from '../artifact/trailer.js'
+import {checkFilesShape, compareDeclaredFiles, decidingFileProblem, declaredFilesOf} from '../manifest/declared-files.js'
+import {signingEntryNames, signingFileNames} from '../model/signing-files.js'
+import {base64Line, decodeBase64, encodeBase64} from '../pki/base64.js'
+import {type Certificate, type CertificateFiles, certificatePublicKey, validityAt} from '../pki/certificate.js'
+import {type ChainProblem, checkChain} from '../pki/chain.js'
 import {publicKeyOf, sign, signatureLength} from '../pki/ed25519.js'
 import {SigningError, type SigningErrorCode} from '../pki/errors.js'
-import {checkDeclaredFiles, checkFilesMember, declaredFiles, isUnlistedEntry} from './files-check.js'
-import type {VerifyProblem} from './result.js'
 import {formatTimestamp, parseTimestamp} from '../pki/timestamp.js'
-import {appendSignatureTrailer, readSignedManifestJson, unsignedManifestOf} from '../artifact/trailer.js'
+import type {VerifyProblem} from './result.js'
 import {runChecklist} from './verify.js'
-import {maxManifestBytes} from '../json/strict-json.js'
-import type {EntryDigest} from '../archive/types.js'
 
 /** What signing needs besides the artifact: the key, its certificate (and issuer) and the clock. */
 export interface SigningCredentials {
@@ -21,14 +22,6 @@ export interface SigningCredentials {
   issuer?: CertificateFiles
   /** The signing time (default: now), written as `signedAt` to the second. */
   now?: Date
-}
-
-/** An unsigned artifact's contents, as `signContents` needs them. */
-export interface UnsignedContents {
-  /** The packed manifest.json bytes. */
-  manifest: Uint8Array
-  /** Size and SHA-256 of every entry except manifest.json. */
-  payload: ReadonlyMap<string, Pick<EntryDigest, 'size' | 'sha256'>>
 }
 
 /** What signing adds to an artifact. */
@@ -44,32 +37,36 @@ export interface SignedContents {
 }
 
 /**
- * Signs an artifact's contents in memory (DESIGN §7.2, the `sign` rules of §7.4): refuses a signed
- * artifact (`already-signed`), an incomplete `files[]` (`files-incomplete`), a certificate chain that
- * does not hold together, a certificate not valid at the signing time, and a key that is not the
- * certificate's (`key-mismatch`); then checks its own result with the verifier's checklist (all but
- * the root link, which needs a trust store) before anything is written.
+ * Signs an artifact's contents in memory (docs/signing.md): refuses a manifest that is missing
+ * (`manifest-missing`) or not strict JSON (`manifest-malformed`), a signed artifact (`already-signed`), a
+ * `files[]` that does not list exactly the payload (`file-missing`, `file-size-mismatch`,
+ * `file-digest-mismatch`, `undeclared-file`: the verifier's codes, since a verifier would refuse the same), a
+ * certificate chain that does not hold together, a certificate not valid at the signing time, and a key that
+ * is not the certificate's (`key-mismatch`); then checks its own result with the verifier's checklist (all
+ * but the root link, which needs a trust store) before anything is written.
  */
-export async function signContents(contents: UnsignedContents, credentials: SigningCredentials): Promise<SignedContents> {
-  const manifest = readSignedManifestJson(contents.manifest)
+export function signContents(contents: ArtifactContents, credentials: SigningCredentials): SignedContents {
+  if (contents.manifest === null) throw new SigningError('manifest-missing', 'The artifact has no manifest.json; sign a packed artifact.')
+  const manifestBytes = contents.manifest.bytes
+  const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
   if ('code' in manifest) throw new SigningError('manifest-malformed', manifest.message)
   if (manifest.signatureCount > 0) throw new SigningError('already-signed', 'The artifact is already signed; sign the packed artifact, not a signed one.')
-  const carried = [...contents.payload.keys()].find((name) => isUnlistedEntry(name))
+  const carried = signingEntryNames.find((name) => contents.files.has(name))
   if (carried !== undefined) throw new SigningError('already-signed', `The artifact already carries ${carried}; sign the packed artifact, not a signed one.`)
-  const filesShape = checkFilesMember(manifest.value)
+  const filesShape = checkFilesShape(manifest.value)
   if (filesShape !== null) throw new SigningError('manifest-malformed', `manifest.json cannot be checked against the artifact: ${filesShape}.`)
-  const incomplete = checkDeclaredFiles(declaredFiles(manifest.value), contents.payload)
+  const incomplete = decidingFileProblem(compareDeclaredFiles(declaredFilesOf(manifest.value), contents.files, {exhaustive: true, signed: false}))
   if (incomplete !== null) {
-    throw new SigningError('files-incomplete', `A signed artifact needs a complete files[] (pack it again): ${incomplete.message}`, {details: {problem: incomplete.code}})
+    throw new SigningError(incomplete.code, `A signed artifact needs a files[] that lists exactly its files (pack it again): ${incomplete.message}`, {details: {path: incomplete.path}})
   }
 
   const chainEntries = chainEntriesOf(credentials)
   const chain = checkChain(
     {
-      certificateJson: chainEntries.get(chainEntryNames.certificateJson) ?? null,
-      certificateSig: chainEntries.get(chainEntryNames.certificateSig) ?? null,
-      issuerJson: chainEntries.get(chainEntryNames.issuerJson) ?? null,
-      issuerSig: chainEntries.get(chainEntryNames.issuerSig) ?? null,
+      certificateJson: chainEntries.get(signingFileNames.certificateJson) ?? null,
+      certificateSig: chainEntries.get(signingFileNames.certificateSig) ?? null,
+      issuerJson: chainEntries.get(signingFileNames.issuerJson) ?? null,
+      issuerSig: chainEntries.get(signingFileNames.issuerSig) ?? null,
     },
     null,
   )
@@ -82,17 +79,14 @@ export async function signContents(contents: UnsignedContents, credentials: Sign
     throw new SigningError('key-mismatch', `The private key is not the key of certificate ${certificate.certificateId}.`)
   }
 
-  const files = new Map(contents.payload)
+  const files = new Map(contents.files)
   for (const [name, bytes] of chainEntries) files.set(name, {size: bytes.length, sha256: `sha256:${sha256Hex(bytes)}`})
-  const digest = computeArtifactDigest({unsignedManifest: unsignedManifestOf(contents.manifest), files})
+  const digest = computeArtifactDigest({unsignedManifest: unsignedManifestOf(manifestBytes), files})
   const message = signatureMessage({keyId: certificate.certificateId, signedAt, artifactDigestHex: digest.sha256})
   const value = encodeBase64(sign(Buffer.from(message, 'utf8'), credentials.privateKey))
-  const signed = appendSignatureTrailer(contents.manifest, {algorithm: 'ed25519', keyId: certificate.certificateId, value, signedAt})
+  const signed = appendSignatureTrailer(manifestBytes, {algorithm: 'ed25519', keyId: certificate.certificateId, value, signedAt})
 
-  const check = await runChecklist(
-    {manifestBytes: signed, files, readFile: async (name) => chainEntries.get(name) ?? null},
-    {trust: null, now, maxManifestBytes},
-  )
+  const check = runChecklist({manifest: manifestRead(signed), files, signingFiles: chainEntries}, {trust: null, now, revocations: null})
   if ('code' in check) throw errorFrom(check)
   return {manifest: signed, chainEntries, certificateId: certificate.certificateId, signedAt, artifactDigest: digest.sha256}
 }
@@ -106,12 +100,12 @@ function chainEntriesOf(credentials: SigningCredentials): Map<string, Uint8Array
     entries.set(json, files.json)
     entries.set(sig, new Uint8Array(Buffer.from(base64Line(signature), 'utf8')))
   }
-  add(credentials.certificate, chainEntryNames.certificateJson, chainEntryNames.certificateSig, 'certificate')
-  if (credentials.issuer !== undefined) add(credentials.issuer, chainEntryNames.issuerJson, chainEntryNames.issuerSig, 'issuer certificate')
+  add(credentials.certificate, signingFileNames.certificateJson, signingFileNames.certificateSig, 'certificate')
+  if (credentials.issuer !== undefined) add(credentials.issuer, signingFileNames.issuerJson, signingFileNames.issuerSig, 'issuer certificate')
   return entries
 }
 
-/** DESIGN §7.4: `sign` checks the certificate at the current time (bounds inclusive). */
+/** `sign` checks the certificate at the signing time, which is now (bounds inclusive). */
 function assertValidNow(certificate: Certificate, signedAt: string): void {
   const validity = validityAt(certificate, parseTimestamp(signedAt) as number)
   if (validity === 'not-yet-valid') {
@@ -135,7 +129,7 @@ const passThroughCodes: ReadonlySet<string> = new Set<SigningErrorCode>([
 ])
 
 /** The signing error for a checklist problem. */
-export function errorFrom(failure: VerifyProblem): SigningError {
+export function errorFrom(failure: VerifyProblem | ChainProblem): SigningError {
   if (passThroughCodes.has(failure.code)) return new SigningError(failure.code as SigningErrorCode, failure.message)
   return new SigningError('self-verification-failed', `The signed artifact does not verify (${failure.code}): ${failure.message}`, {details: {problem: failure.code}})
 }

@@ -1,45 +1,28 @@
-import {isArchiveError, type ArchiveError} from '../archive/errors.js'
-import {manifestEntryName, resolveLimits} from '../archive/limits.js'
-import {openArchive} from '../archive/reader.js'
-import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
-import {maxCertificateBytes} from '../pki/certificate.js'
-import {problem, type VerificationResult, type VerifyProblem} from './result.js'
+import {type ArchiveError, isArchiveError} from '../archive/errors.js'
+import type {ArchiveLimits} from '../archive/types.js'
+import type {ArtifactContents} from '../artifact/contents.js'
+import {withArtifact} from '../artifact/open.js'
+import {readTrustStore} from '../pki/trust.js'
 import {readRevocationList} from '../revocation/files.js'
-import type {RevocationList} from '../revocation/list.js'
-import {readTrustStore, type TrustStore} from '../pki/trust.js'
-import {type ArtifactContents, failedResult, verifyContents} from './verify.js'
+import {problem, type VerificationResult, type VerifyProblem} from './result.js'
+import {checkContents, failedResult, verificationContext, type VerifyContext, type VerifyOptions} from './verify.js'
 
 /** How to verify an artifact file. */
-export interface VerifyArtifactOptions {
-  trust: TrustStore
-  /** The verifier's clock (default: now). */
-  now?: Date
-  /** Archive limits (DESIGN §5.2 defaults for anything not given). */
+export interface VerifyArtifactOptions extends VerifyOptions {
+  /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
-  /** A revocation list to apply (see `VerifyOptions.revocations`). */
-  revocations?: RevocationList
-  /** Apply a list past its `nextUpdate` instead of throwing `revocation-list-stale`. */
-  allowStaleRevocations?: boolean
 }
 
 /**
- * Verifies a `.svcPlugin` file (DESIGN §7.4): opens it through the strict reader (§5.3), streams every
- * entry once for its size and SHA-256, reads manifest.json and the certificate files, and runs the
- * verification checklist. Archive errors become the result's one problem: `archive-unsupported` is
+ * Verifies a `.svcPlugin` file: opens it through the strict reader, reads every entry once for its size
+ * and SHA-256 (the signing files kept in memory), and runs the verification checklist at one reference
+ * time. Archive errors become the result's one problem: `archive-unsupported` is
  * `package-format-unsupported`, a manifest over its limit is `manifest-too-large`, anything else
  * `package-unreadable`, with the reader's code in `archiveCode` and in the message.
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
-  const limits = resolveLimits(options.limits)
-  const outcome = await withArtifactContents(file, limits, (contents) =>
-    verifyContents(contents, {
-      trust: options.trust,
-      now: options.now,
-      maxManifestBytes: limits.maxManifestBytes,
-      revocations: options.revocations,
-      allowStaleRevocations: options.allowStaleRevocations,
-    }),
-  )
+  const context = verificationContext(options)
+  const outcome = await readArtifactContents(file, options.limits, async (contents) => checkContents(contents, context))
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -58,42 +41,21 @@ export async function verifyArtifactFile(
 }
 
 /**
- * Opens an artifact, reads what a verifier needs (every entry's digest, streamed once; manifest.json;
- * the certificate files on demand) and hands it to `use`. An archive the strict reader refuses gives
- * the verification problem instead.
+ * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
+ * gives the verification problem instead (the signer and the store judge unreadable archives the same way).
  */
-export async function withArtifactContents<T>(file: string, limits: ArchiveLimits, use: (contents: ArtifactContents) => Promise<T>): Promise<T | VerifyProblem> {
-  let archive: StrictArchive
+export async function readArtifactContents<T>(file: string, limits: Partial<ArchiveLimits> | undefined, use: (contents: ArtifactContents) => Promise<T>): Promise<T | VerifyProblem> {
   try {
-    archive = await openArchive(file, {limits})
+    return await withArtifact(file, {limits}, async (artifact) => use(await artifact.contents()))
   } catch (error) {
     if (isArchiveError(error)) return archiveProblem(error)
     throw error
   }
-  try {
-    let contents: ArtifactContents
-    try {
-      const files = await archive.digestEntries()
-      const manifestEntry = archive.get(manifestEntryName)
-      const manifestBytes = manifestEntry === undefined ? null : await archive.readEntry(manifestEntry, limits.maxManifestBytes)
-      files.delete(manifestEntryName)
-      contents = {manifestBytes, files, readFile: (name: string) => readSmallEntry(archive, name)}
-    } catch (error) {
-      if (isArchiveError(error)) return archiveProblem(error)
-      throw error
-    }
-    return await use(contents)
-  } finally {
-    await archive.close()
-  }
 }
 
-/** A certificate file's bytes, null when absent; an entry larger than a certificate can be is refused unread. */
-async function readSmallEntry(archive: StrictArchive, name: string): Promise<Uint8Array | null> {
-  const entry = archive.get(name)
-  if (entry === undefined) return null
-  if (entry.uncompressedSize > maxCertificateBytes) throw new Error(`${name} has ${entry.uncompressedSize} bytes; a certificate file has at most ${maxCertificateBytes}.`)
-  return archive.readEntry(entry, maxCertificateBytes)
+/** Re-verifies contents with a context of the signer: no trust store (the root link is the verifier's), at `now`. */
+export function signerContext(now: Date): VerifyContext {
+  return {trust: null, now, revocations: null}
 }
 
 /** The verification problem for an archive the strict reader refused. */

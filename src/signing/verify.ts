@@ -1,39 +1,28 @@
-import {decodeBase64} from '../pki/base64.js'
-import {type Certificate, certificatePublicKey, validityAt} from '../pki/certificate.js'
-import {chainEntryNames, checkChain, type VerifiedChain} from '../pki/chain.js'
+import type {ArtifactContents} from '../artifact/contents.js'
 import {computeArtifactDigest, signatureMessage} from '../artifact/digest.js'
-import {signatureLength, verifyStrict} from '../pki/ed25519.js'
-import {checkDeclaredFiles, checkFilesMember, declaredFiles} from './files-check.js'
-import {problem, verdictOf, type VerificationResult, type VerifyProblem} from './result.js'
-import {checkRevocation} from '../revocation/check.js'
-import {type RevocationList, type RevocationListContent, type RevocationListSummary, summarizeRevocationList, verifyRevocationList} from '../revocation/list.js'
-import {parseTimestamp} from '../pki/timestamp.js'
 import {readSignedManifestJson, type SignatureFields, splitTrailer} from '../artifact/trailer.js'
+import {checkFilesShape, compareDeclaredFiles, decidingFileProblem, declaredFilesOf} from '../manifest/declared-files.js'
+import {maxManifestBytes} from '../model/manifest-size.js'
+import {signingFileNames} from '../model/signing-files.js'
+import {decodeBase64} from '../pki/base64.js'
+import {type Certificate, certificatePublicKey, maxCertificateBytes, validityAt} from '../pki/certificate.js'
+import {checkChain, type ChainFiles, type VerifiedChain} from '../pki/chain.js'
+import {signatureLength, verifyStrict} from '../pki/ed25519.js'
+import {parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore} from '../pki/trust.js'
-import {maxManifestBytes} from '../json/strict-json.js'
-import type {EntryDigest} from '../archive/types.js'
-
-/** An artifact's contents as a verifier sees them, however it read them (archive or extracted files). */
-export interface ArtifactContents {
-  /** The bytes of manifest.json; null when the artifact has none. */
-  manifestBytes: Uint8Array | null
-  /** Size and SHA-256 of every entry except manifest.json (certificate.* and issuer.* included). */
-  files: ReadonlyMap<string, Pick<EntryDigest, 'size' | 'sha256'>>
-  /** The bytes of a root entry (certificate.*, issuer.*), null when absent; a throw means unreadable. */
-  readFile: (name: string) => Promise<Uint8Array | null>
-}
+import {checkRevocation} from '../revocation/check.js'
+import {type RevocationList, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
+import {problem, verdictOf, type VerificationResult, type VerifyProblem} from './result.js'
 
 /** How to verify. */
 export interface VerifyOptions {
   /** The roots to trust. */
   trust: TrustStore
-  /** The verifier's clock (default: now); `signedAt` may be at most 5 minutes ahead of it. */
+  /** The verifier's clock, read once per operation (default: now); `signedAt` may be at most 5 minutes ahead of it. */
   now?: Date
-  /** Largest manifest.json accepted (default 8 MiB, DESIGN §5.2). */
-  maxManifestBytes?: number
   /**
-   * A root-signed revocation list to apply (step 14 of `runChecklist`). It is verified against `trust`
-   * first: an unusable list throws `RevocationError` (`revocation-list-invalid`, or
+   * A root-signed revocation list to apply (the last step of the checklist). It is verified against `trust`
+   * first, once: an unusable list throws `RevocationError` (`revocation-list-invalid`, or
    * `revocation-list-stale` when the clock is past its `nextUpdate`), since it says nothing about the artifact.
    */
   revocations?: RevocationList
@@ -45,62 +34,84 @@ export interface VerifyOptions {
   allowStaleRevocations?: boolean
 }
 
-/** How far `signedAt` may lie ahead of the verifier's clock (DESIGN §7.4). */
+/**
+ * Everything a verification is judged against, settled once per operation: the trust store (null when a
+ * signer re-checks its own output, which has no root link to check), the one reference time, and the
+ * revocation list, verified once.
+ */
+export interface VerifyContext {
+  trust: TrustStore | null
+  now: Date
+  revocations: VerifiedRevocationList | null
+}
+
+/** How far `signedAt` may lie ahead of the verifier's clock. */
 export const maxClockSkewMs = 5 * 60 * 1000
 
 /** What a passed checklist knows. */
 export interface Verified {
   chain: VerifiedChain
   signature: SignatureFields
+  /** Hex SHA-256 of the canonical digest text P. */
+  artifactDigest: string
 }
 
 /** What the checklist learned before it stopped, for the result. */
-export interface ChecklistProgress {
+interface ChecklistProgress {
   signature: SignatureFields | null
   certificate: Certificate | null
   issuer: Certificate | null
 }
 
 /**
- * Verifies a signed artifact's contents (DESIGN §7.4) and returns the verdict; never throws for
- * anything in the artifact. The installer calls this over the bytes it extracted itself.
+ * Settles the context of one verification: the trust store checked, the clock read once, the revocation
+ * list verified against that store at that instant. Throws `trust-store-invalid`, `revocation-list-invalid`,
+ * `revocation-list-stale`.
  */
-export async function verifyContents(contents: ArtifactContents, options: VerifyOptions): Promise<VerificationResult> {
+export function verificationContext(options: VerifyOptions): VerifyContext {
   const trust = parseTrustStore(options.trust)
   const now = options.now ?? new Date()
   const revocations = options.revocations === undefined ? null : verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
-  const progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}
-  const outcome = await runChecklist(contents, {trust, now, maxManifestBytes: options.maxManifestBytes ?? maxManifestBytes, revocations: revocations?.content ?? null}, progress)
-  return resultOf(outcome, progress, revocations === null ? undefined : summarizeRevocationList(revocations))
+  return {trust, now, revocations}
 }
 
-/** The result object for a checklist outcome. */
-function resultOf(outcome: Verified | VerifyProblem, progress: ChecklistProgress, revocations?: RevocationListSummary): VerificationResult {
+/**
+ * Verifies a signed artifact's contents and returns the verdict; never throws for anything in the
+ * artifact. Every reader of artifacts hands over the same {@link ArtifactContents}: an opened artifact,
+ * the tree the installer extracted, an installed version.
+ */
+export async function verifyContents(contents: ArtifactContents, options: VerifyOptions): Promise<VerificationResult> {
+  return checkContents(contents, verificationContext(options))
+}
+
+/** {@link verifyContents} against a context already settled for the operation. */
+export function checkContents(contents: ArtifactContents, context: VerifyContext): VerificationResult {
+  const progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}
+  const outcome = runChecklist(contents, context, progress)
   const known = {
     certificateId: progress.certificate?.certificateId ?? null,
     issuerCertificateId: progress.issuer?.certificateId ?? null,
     signedAt: progress.signature?.signedAt ?? null,
     certificate: progress.certificate,
   }
-  const applied = revocations === undefined ? {} : {revocations}
+  const applied = context.revocations === null ? {} : {revocations: summarizeRevocationList(context.revocations)}
   if ('code' in outcome) return {valid: false, verdict: verdictOf[outcome.code], ...known, problems: [outcome], ...applied}
-  return {valid: true, verdict: 'Trusted', ...known, problems: [], ...applied}
+  return {valid: true, verdict: 'Trusted', ...known, artifactDigest: `sha256:${outcome.artifactDigest}`, problems: [], ...applied}
 }
 
 /** A failed verification result with one problem (the archive could not be read, say). */
 export function failedResult(failure: VerifyProblem): VerificationResult {
-  return resultOf(failure, {signature: null, certificate: null, issuer: null})
+  return {valid: false, verdict: verdictOf[failure.code], certificateId: null, issuerCertificateId: null, signedAt: null, certificate: null, problems: [failure]}
 }
 
 /**
- * The checklist of DESIGN §7.4, one guard per step, in this order; the first failure decides and is
- * the one problem reported. `files` are every entry except manifest.json.
+ * The verification checklist, one guard per step, in this order; the first failure decides and is the one
+ * problem reported (docs/signing.md, "Verification"). `contents.files` are every entry except manifest.json.
  *
- * 1. `manifest-missing`: no manifest.json. 2. `manifest-too-large`: more bytes than the limit (8 MiB).
- * 3. `manifest-malformed`: not strict JSON (DESIGN §4.2: UTF-8, no BOM, no comments or trailing commas,
- *    no duplicate names after unescaping, a top-level object), where a repeated top-level `signature`
- *    is left to step 5; or `files`, when present, is not an array of `{path: non-empty string,
- *    sha256: "sha256:" + 64 lowercase hex, size: integer >= 0}`.
+ * 1. `manifest-missing`: no manifest.json. 2. `manifest-too-large`: more bytes than a manifest may have.
+ * 3. `manifest-malformed`: not strict JSON (UTF-8, no BOM, no comments or trailing commas, no duplicate
+ *    names after unescaping, a top-level object), where a repeated top-level `signature` is left to step 5;
+ *    or `files`, when present, is not an array of `{path, sha256, size}`.
  * 4. `signature-missing` (verdict Unsigned): no top-level `signature` member.
  * 5. `signature-malformed`: see `splitTrailer` (the exact trailer, U, the four values).
  * 6. `signature-algorithm-unsupported`: algorithm is not `ed25519`.
@@ -110,37 +121,30 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  * 8. `signature-key-id-mismatch`: keyId is not the certificate's certificateId.
  * 9. `certificate-not-yet-valid` / `certificate-expired`: signedAt outside [notBefore, notAfter].
  * 10. `signed-in-future`: signedAt more than 5 minutes after the verifier's clock.
- * 11. Files, see `checkDeclaredFiles`: `declared-file-missing`, `file-size-mismatch`,
- *     `file-digest-mismatch`, `undeclared-file`.
+ * 11. Files against `files[]`, exhaustively (the one comparison of `declared-files`): `file-missing`,
+ *     `file-size-mismatch`, `file-digest-mismatch`, `undeclared-file`.
  * 12. `publisher-mismatch`: the certificate subject is a creator or organization, the manifest's
  *     `publisher` is an object with an own `id` member, and that value is not the subject id.
- * 13. `signature-invalid`: strict Ed25519 (DESIGN §7.3) of the signature message over P fails under the
- *     certificate's key.
+ * 13. `signature-invalid`: strict Ed25519 of the signature message over P fails under the certificate's key.
  * 14. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes last, once
  *     the signature is proven, for three reasons: `signedAt`, which decides a routine revocation, is only
  *     evidence once the signature covering it verifies; a `Revoked` verdict then always states a fact
  *     about what the certificate really signed, so nobody can pin a revoked certificate's id onto forged
  *     bytes and have a host report (and act on) a revocation instead of a forgery; and every earlier code
- *     is a more specific reason to refuse. Being a map look-up, it adds no cost worth ordering for.
+ *     is a more specific reason to refuse.
  *
- * `trust` null is the signer re-checking its own output: everything but the root link is checked.
+ * `context.trust` null is the signer re-checking its own output: everything but the root link is checked.
  */
-export async function runChecklist(
-  contents: ArtifactContents,
-  options: {trust: TrustStore | null; now: Date; maxManifestBytes: number; revocations?: RevocationListContent | null},
-  progress: ChecklistProgress = {signature: null, certificate: null, issuer: null},
-): Promise<Verified | VerifyProblem> {
-  const {manifestBytes} = contents
-  const files = new Map([...contents.files].filter(([name]) => name !== 'manifest.json'))
-
+export function runChecklist(contents: ArtifactContents, context: VerifyContext, progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}): Verified | VerifyProblem {
   // The manifest and its trailer.
-  if (manifestBytes === null) return problem('manifest-missing', 'The artifact has no manifest.json.')
-  if (manifestBytes.length > options.maxManifestBytes) {
-    return problem('manifest-too-large', `manifest.json has ${manifestBytes.length} bytes, more than the ${options.maxManifestBytes} a manifest may have.`)
+  if (contents.manifest === null) return problem('manifest-missing', 'The artifact has no manifest.json.')
+  const manifestBytes = contents.manifest.bytes
+  if (manifestBytes.length > maxManifestBytes) {
+    return problem('manifest-too-large', `manifest.json has ${manifestBytes.length} bytes, more than the ${maxManifestBytes} a manifest may have.`)
   }
-  const manifest = readSignedManifestJson(manifestBytes)
+  const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
   if ('code' in manifest) return manifest
-  const filesShape = checkFilesMember(manifest.value)
+  const filesShape = checkFilesShape(manifest.value)
   if (filesShape !== null) return problem('manifest-malformed', `manifest.json cannot be checked against the artifact: ${filesShape}.`)
   if (manifest.signatureCount === 0) return problem('signature-missing', 'manifest.json has no "signature": the artifact is not signed.')
   const split = splitTrailer(manifestBytes, manifest)
@@ -152,18 +156,9 @@ export async function runChecklist(
   }
 
   // The certificate chain.
-  let chainFiles
-  try {
-    chainFiles = {
-      certificateJson: await contents.readFile(chainEntryNames.certificateJson),
-      certificateSig: await contents.readFile(chainEntryNames.certificateSig),
-      issuerJson: await contents.readFile(chainEntryNames.issuerJson),
-      issuerSig: await contents.readFile(chainEntryNames.issuerSig),
-    }
-  } catch (error) {
-    return problem('certificate-unreadable', `The certificate files cannot be read: ${(error as Error).message}`)
-  }
-  const chain = checkChain(chainFiles, options.trust)
+  const chainFiles = readChainFiles(contents)
+  if ('code' in chainFiles) return chainFiles
+  const chain = checkChain(chainFiles, context.trust)
   if ('code' in chain) return chain
   const {certificate} = chain
   progress.certificate = certificate
@@ -181,13 +176,13 @@ export async function runChecklist(
   if (validity === 'expired') {
     return problem('certificate-expired', `The artifact was signed at ${signature.signedAt}, after the certificate's validity ended (${certificate.notAfter}).`)
   }
-  if (signedAt > options.now.getTime() + maxClockSkewMs) {
-    return problem('signed-in-future', `The signing time ${signature.signedAt} is more than 5 minutes ahead of this clock (${options.now.toISOString()}).`)
+  if (signedAt > context.now.getTime() + maxClockSkewMs) {
+    return problem('signed-in-future', `The signing time ${signature.signedAt} is more than 5 minutes ahead of this clock (${context.now.toISOString()}).`)
   }
 
   // The content against the signed manifest.
-  const filesProblem = checkDeclaredFiles(declaredFiles(manifest.value), files)
-  if (filesProblem !== null) return filesProblem
+  const fileProblem = decidingFileProblem(compareDeclaredFiles(declaredFilesOf(manifest.value), contents.files, {exhaustive: true, signed: true}))
+  if (fileProblem !== null) return problem(fileProblem.code, fileProblem.message)
   const publisher = manifest.value.publisher
   if (
     (certificate.subject.kind === 'creator' || certificate.subject.kind === 'organization') &&
@@ -203,7 +198,7 @@ export async function runChecklist(
   }
 
   // The signature itself, last: over U, every entry, the key id and the signing time.
-  const digest = computeArtifactDigest({unsignedManifest: unsigned, files})
+  const digest = computeArtifactDigest({unsignedManifest: unsigned, files: contents.files})
   const message = Buffer.from(signatureMessage({keyId: signature.keyId, signedAt: signature.signedAt, artifactDigestHex: digest.sha256}), 'utf8')
   const signatureBytes = decodeBase64(signature.value, signatureLength) as Uint8Array
   if (!verifyStrict(signatureBytes, message, certificatePublicKey(certificate))) {
@@ -211,10 +206,27 @@ export async function runChecklist(
   }
 
   // Revocation, once the signature (and with it signedAt) is proven.
-  const revocations = options.revocations ?? null
-  if (revocations !== null) {
-    const revoked = checkRevocation(revocations, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
+  if (context.revocations !== null) {
+    const revoked = checkRevocation(context.revocations.content, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
     if (revoked !== null) return revoked
   }
-  return {chain, signature}
+  return {chain, signature, artifactDigest: digest.sha256}
+}
+
+/** The signing files as the chain check takes them; a file present but larger than a certificate may be is unreadable. */
+function readChainFiles(contents: ArtifactContents): ChainFiles | VerifyProblem {
+  const read = (name: string): Uint8Array | null | VerifyProblem => {
+    const bytes = contents.signingFiles.get(name)
+    if (bytes === undefined) return null
+    if (bytes === null) return problem('certificate-unreadable', `${name} has ${contents.files.get(name)?.size} bytes; a certificate file has at most ${maxCertificateBytes}.`)
+    return bytes
+  }
+  const files = {
+    certificateJson: read(signingFileNames.certificateJson),
+    certificateSig: read(signingFileNames.certificateSig),
+    issuerJson: read(signingFileNames.issuerJson),
+    issuerSig: read(signingFileNames.issuerSig),
+  }
+  for (const value of Object.values(files)) if (value !== null && 'code' in value) return value
+  return files as ChainFiles
 }

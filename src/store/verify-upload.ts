@@ -1,17 +1,15 @@
-import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
-import {readJsonDocument} from '../json/strict-json.js'
+import {judgeContents} from '../artifact/validate-artifact.js'
 import type {ValidationReport} from '../manifest/report.js'
 import {hasMember, isBlank, isRecord, member, quote} from '../manifest/rules/values.js'
-import {validateManifest} from '../manifest/validate.js'
 import {compareSemVer, isSemVer} from '../model/semver.js'
-import {verdictOf, type VerificationResult, type VerifyCode, type VerifyProblem} from '../signing/result.js'
+import {parseTrustStore, readTrustStore, type TrustStore} from '../pki/trust.js'
 import {RevocationError} from '../revocation/errors.js'
 import {readRevocationList} from '../revocation/files.js'
-import {type RevocationList, verifyRevocationList} from '../revocation/list.js'
-import {parseTrustStore, readTrustStore, type TrustStore} from '../pki/trust.js'
-import {verifyContents} from '../signing/verify.js'
-import {withArtifactContents} from '../signing/verify-artifact.js'
+import {type RevocationList, type VerifiedRevocationList, verifyRevocationList} from '../revocation/list.js'
+import {verdictOf, type VerificationResult, type VerifyCode, type VerifyProblem} from '../signing/result.js'
+import {checkContents} from '../signing/verify.js'
+import {readArtifactContents} from '../signing/verify-artifact.js'
 import {StoreError} from './errors.js'
 import type {UploadProblem, UploadReport} from './report.js'
 
@@ -23,7 +21,7 @@ export interface UploadAccount {
   id?: string
 }
 
-/** How to judge an upload (DESIGN §9). */
+/** How to judge an upload. */
 export interface VerifyUploadOptions {
   account: UploadAccount
   /** The roots a signature must chain to. */
@@ -40,21 +38,17 @@ export interface VerifyUploadOptions {
   limits?: Partial<ArchiveLimits>
 }
 
-/** Signature codes that repeat what the validator already said about the same bytes: shown once, by the validator. */
-const fileCodes: ReadonlySet<string> = new Set(['declared-file-missing', 'file-size-mismatch', 'file-digest-mismatch', 'undeclared-file'])
-const validatorFileCodes: ReadonlySet<string> = new Set(['file-missing', 'file-size-mismatch', 'file-digest-mismatch', 'undeclared-file', 'invalid-file-digest'])
-
 /**
- * The store's upload verifier (DESIGN §9): one report with every problem, never the first failure only.
- * The artifact is read once through the strict archive reader (DESIGN §5.3), streaming every entry for its
- * size and SHA-256; those digests feed both checks below, so no payload byte is read twice.
+ * The store's upload verifier: one report with every problem, never the first failure only. The artifact
+ * is read once through the strict archive reader (every entry inflated and hashed once); those contents
+ * feed both checks below, at one reference time.
  * 1. Publication-level validation with the package content (every declared RID's executable present,
  *    the multi-RID layout, the icon, `files[]` against the real bytes): every diagnostic, warnings included.
- * 2. The signature (DESIGN §7.4, with the revocation list when given): any verdict but Trusted is an error
- *    with the deciding code (`signature-missing` for an unsigned upload), unless the validator already
- *    reported the same fault (a malformed manifest, `files[]` against the bytes, the signature block shape).
- *    An unusable list is its own problem (`revocation-list-invalid`, `revocation-list-stale`); the
- *    signature is then checked without it, so its verdict is still reported.
+ * 2. The signature (with the revocation list when given): any verdict but Trusted is an error with the
+ *    deciding code (`signature-missing` for an unsigned upload), unless the validator already reported the
+ *    same fault (a malformed manifest, the same `files[]` problem, the signature block shape). An unusable
+ *    list is its own problem (`revocation-list-invalid`, `revocation-list-stale`); the signature is then
+ *    checked without it, so its verdict is still reported.
  * 3. `publisher-mismatch`: `publisher.name` is not the account name; `publisher.id` is present and not the
  *    account id (or the account has none). A missing or mistyped publisher is left to the validator.
  * 4. `version-not-newer`: the version is not greater (SemVer 2.0 precedence) than every published version.
@@ -64,38 +58,28 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
   const {account, publishedVersions = []} = checkOptions(options)
   const trust = parseTrustStore(options.trust)
   const now = options.now ?? new Date()
-  const limits = resolveLimits(options.limits)
   const listProblems: UploadProblem[] = []
-  let revocations = options.revocations
-  if (revocations !== undefined) {
+  let revocations: VerifiedRevocationList | null = null
+  if (options.revocations !== undefined) {
     try {
-      const verified = verifyRevocationList(revocations, trust, {now, allowStale: options.allowStaleRevocations})
-      if (verified.stale) listProblems.push({code: 'revocation-list-stale', severity: 'warning', message: `The revocation list (sequence ${verified.content.sequence}) is past its nextUpdate ${verified.content.nextUpdate}; it was applied because stale lists were allowed.`})
+      revocations = verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
+      if (revocations.stale) listProblems.push({code: 'revocation-list-stale', severity: 'warning', message: `The revocation list (sequence ${revocations.content.sequence}) is past its nextUpdate ${revocations.content.nextUpdate}; it was applied because stale lists were allowed.`})
     } catch (error) {
       if (!(error instanceof RevocationError) || (error.code !== 'revocation-list-invalid' && error.code !== 'revocation-list-stale')) throw error
       listProblems.push({code: error.code, severity: 'error', message: error.message})
-      revocations = undefined
     }
   }
 
-  const outcome = await withArtifactContents(artifact, limits, async (contents) => {
-    const validation = contents.manifestBytes === null ? null : validateManifest(contents.manifestBytes, {
-      level: 'publication',
-      file: `${artifact}!manifest.json`,
-      subjectKind: 'artifact',
-      subjectPath: artifact,
-      content: {kind: 'artifact', files: contents.files},
-    })
-    // Staleness was judged above: a list still here is fresh or allowed stale.
-    const verification = await verifyContents(contents, {trust, now, maxManifestBytes: limits.maxManifestBytes, revocations, allowStaleRevocations: true})
-    const document = contents.manifestBytes === null ? null : readJsonDocument(contents.manifestBytes, {maxBytes: limits.maxManifestBytes})
-    return {validation, verification, manifest: document?.ok === true ? document.value : null}
-  })
+  const outcome = await readArtifactContents(artifact, options.limits, async (contents) => ({
+    validation: judgeContents(contents, {label: artifact, level: 'publication'}),
+    verification: checkContents(contents, {trust, now, revocations}),
+    manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
+  }))
   if ('code' in outcome) return unreadableReport(outcome)
 
   const {validation, verification, manifest} = outcome
   const problems: UploadProblem[] = [
-    ...(validation?.problems ?? []).map(({code, severity, message, pointer}) => (pointer === null ? {code, severity, message} : {code, severity, message, pointer})),
+    ...validation.problems.map(({code, severity, message, pointer}) => (pointer === null ? {code, severity, message} : {code, severity, message, pointer})),
     ...listProblems,
     ...signatureProblems(verification, validation),
     ...publisherProblems(manifest, account),
@@ -103,8 +87,8 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
   ]
   return {
     accepted: verification.verdict === 'Trusted' && !problems.some((problem) => problem.severity === 'error'),
-    pluginId: validation?.pluginId ?? null,
-    version: validation?.version ?? null,
+    pluginId: validation.pluginId,
+    version: validation.version,
     problems,
     verdict: verification.verdict,
     certificateId: verification.certificateId,
@@ -138,18 +122,19 @@ function checkOptions(options: VerifyUploadOptions): VerifyUploadOptions {
 }
 
 /** The signature's one problem, unless it is Trusted or the validator already reported that fault. */
-function signatureProblems(verification: VerificationResult, validation: ValidationReport | null): UploadProblem[] {
+function signatureProblems(verification: VerificationResult, validation: ValidationReport): UploadProblem[] {
   const [deciding] = verification.problems
   if (verification.verdict === 'Trusted' || deciding === undefined) return []
-  const errors = (validation?.problems ?? []).filter((problem) => problem.severity === 'error')
+  const errors = validation.problems.filter((problem) => problem.severity === 'error')
   const repeated =
     (deciding.code === 'manifest-malformed' && errors.length > 0) ||
+    (deciding.code === 'manifest-missing' && errors.some((problem) => problem.code === 'manifest-missing')) ||
     (deciding.code === 'signature-malformed' && errors.some((problem) => problem.code === 'invalid-signature')) ||
-    (fileCodes.has(deciding.code) && errors.some((problem) => validatorFileCodes.has(problem.code)))
+    errors.some((problem) => problem.code === deciding.code)
   return repeated ? [] : [{code: deciding.code, severity: 'error', message: deciding.message}]
 }
 
-/** DESIGN §9: the manifest's publisher is the uploading account. */
+/** The manifest's publisher is the uploading account. */
 function publisherProblems(manifest: Record<string, unknown> | null, account: UploadAccount): UploadProblem[] {
   const publisher = member(manifest, 'publisher')
   if (!isRecord(publisher)) return []
@@ -170,7 +155,7 @@ function publisherProblems(manifest: Record<string, unknown> | null, account: Up
   return problems
 }
 
-/** DESIGN §9: a new upload is greater than every published version. */
+/** A new upload is greater than every published version. */
 function versionProblems(manifest: Record<string, unknown> | null, published: readonly string[]): UploadProblem[] {
   const version = member(manifest, 'version')
   // A version that is not SemVer is the validator's `invalid-version`.

@@ -64,7 +64,7 @@ describe('svc-plugin install', () => {
     const root = dataRoot()
     const {status, json} = await runCliJson(['install', unsignedV2, ...base(root), '--allow-unsigned'])
     assert.equal(status, 0)
-    assert.deepEqual(Object.keys(json).sort(), ['activated', 'autoStart', 'certificateId', 'entrypoint', 'id', 'previousVersion', 'verdict', 'version', 'warnings'])
+    assert.deepEqual(Object.keys(json).sort(), ['activated', 'autoStart', 'certificateId', 'dataDirectory', 'directory', 'entrypoint', 'id', 'previousVersion', 'verdict', 'version', 'warnings'])
     assert.equal(json.version, '2.0.0')
     assert.deepEqual(json.entrypoint, {rid: 'linux-x64', executable: 'runtimes/linux-x64/alpha', arguments: ['--serve'], runtime: {kind: 'SelfContained'}})
     assert.deepEqual(json.warnings.map((item: {code: string}) => item.code), ['artifact-unsigned'])
@@ -77,10 +77,10 @@ describe('svc-plugin install', () => {
     assert.equal(json.certificateId, signer.certificateId)
   })
 
-  it('refuses a signed artifact without its root: exit 1, signature-rejected with the verdict', async () => {
+  it('refuses a signed artifact without its root: exit 1, signature-untrusted with the verdict', async () => {
     const {status, json} = await runCliJson(['install', signedV1, ...base(dataRoot()), '--allow-unsigned'])
     assert.equal(status, 1)
-    assert.equal(json.error.code, 'signature-rejected')
+    assert.equal(json.error.code, 'signature-untrusted')
     assert.equal(json.error.verdict, 'UntrustedRoot')
   })
 

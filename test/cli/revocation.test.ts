@@ -139,9 +139,9 @@ describe('svc-plugin verify --revocations', () => {
 })
 
 describe('svc-plugin install --revocations', () => {
-  it('refuses an artifact whose certificate the list revokes (exit 1, signature-rejected)', async () => {
+  it('refuses an artifact whose certificate the list revokes (exit 1, signature-revoked)', async () => {
     const result = await runCli(['install', at('signed.svcPlugin'), '--data-root', at('data'), '--rid', 'linux-x64', '--trust', at('trust.json'), '--revocations', at('revocations.json')])
     assert.equal(result.status, 1)
-    assert.match(result.stderr, /^error signature-rejected: .*Revoked \(revoked: /)
+    assert.match(result.stderr, /^error signature-revoked: .*Revoked \(revoked: /)
   })
 })

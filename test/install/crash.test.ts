@@ -35,7 +35,7 @@ function heavyPayload(): Record<string, Uint8Array | string> {
 async function assertConsistent(dataRoot: string, options: {currentMayBeAbsent: boolean}, label: string): Promise<void> {
   const versions = await versionsOf(dataRoot, id)
   for (const version of versions) {
-    const verification = await verifyInstalled(dataRoot, id, version)
+    const verification = await verifyInstalled(dataRoot, id, {version})
     assert.equal(verification.valid, true, `${label}: ${version} does not verify: ${JSON.stringify(verification.problems)}`)
   }
   const currentFile = path.join(dataRoot, 'plugins', id, 'current.json')
@@ -57,7 +57,7 @@ async function assertConsistent(dataRoot: string, options: {currentMayBeAbsent: 
 async function assertSettled(dataRoot: string, version: string, expectedVersions: string[], label: string): Promise<void> {
   assert.equal(await currentOf(dataRoot, id), version, label)
   assert.deepEqual(await versionsOf(dataRoot, id), expectedVersions, label)
-  const verification = await verifyInstalled(dataRoot, id, version)
+  const verification = await verifyInstalled(dataRoot, id, {version})
   assert.equal(verification.valid, true, `${label}: ${JSON.stringify(verification.problems)}`)
   assert.deepEqual(await stagingEntries(dataRoot), [], `${label}: _staging not emptied`)
   assert.deepEqual((await readdir(path.join(dataRoot, 'plugins', id))).sort(), ['current.json', 'data', 'trust.json', 'versions'], `${label}: leftovers in the plugin directory`)

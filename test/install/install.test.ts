@@ -34,6 +34,8 @@ describe('install of a valid unsigned artifact with allowUnsigned', () => {
         certificateId: null,
         entrypoint: {rid: 'linux-x64', executable: 'runtimes/linux-x64/alpha', arguments: ['--serve'], runtime: {kind: 'SelfContained'}},
         autoStart: true,
+        directory: path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'versions', '1.0.0'),
+        dataDirectory: path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'data'),
         warnings: [{code: 'artifact-unsigned', message: result.warnings[0]?.message, blocking: false}],
       })
     })
@@ -87,52 +89,52 @@ describe('install of a signed artifact', () => {
     })
   })
 
-  it('is refused with signature-rejected (UntrustedRoot) under another root, even with allowUnsigned', async () => {
+  it('is refused with signature-untrusted (UntrustedRoot) under another root, even with allowUnsigned', async () => {
     await inWorkspace(async (ws) => {
       const signer = createSigner()
       const stranger = createSigner({rootKeyId: 'root_stranger'})
       await assert.rejects(
         install(await ws.artifact('signed', {signer}), trusted(ws, signer, {trust: stranger.trust, allowUnsigned: true})),
-        installError('signature-rejected', {verdict: 'UntrustedRoot', reason: 'certificate-untrusted'}),
+        installError('signature-untrusted', {verdict: 'UntrustedRoot', reason: 'certificate-untrusted'}),
       )
       assert.deepEqual(await readdir(path.join(ws.dataRoot, 'plugins')), ['_staging'])
       assert.deepEqual(await stagingEntries(ws.dataRoot), [])
     })
   })
 
-  it('is refused with signature-rejected (WrongCertificatePurpose) for a registry certificate', async () => {
+  it('is refused with signature-untrusted (WrongCertificatePurpose) for a registry certificate', async () => {
     await inWorkspace(async (ws) => {
       const signer = createSigner({usage: 'registry'})
       const artifact = await ws.artifact('registry', {signer, forge: {}})
-      await assert.rejects(install(artifact, trusted(ws, signer)), installError('signature-rejected', {verdict: 'WrongCertificatePurpose', reason: 'certificate-wrong-purpose'}))
+      await assert.rejects(install(artifact, trusted(ws, signer)), installError('signature-untrusted', {verdict: 'WrongCertificatePurpose', reason: 'certificate-wrong-purpose'}))
     })
   })
 
-  it('is refused with signature-rejected (CertificateNotValidAtSignature) when signed after the certificate expired', async () => {
+  it('is refused with signature-untrusted (CertificateNotValidAtSignature) when signed after the certificate expired', async () => {
     await inWorkspace(async (ws) => {
       const signer = createSigner()
       const artifact = await ws.artifact('late', {signer, forge: {signedAt: '2031-07-01T00:00:00Z'}})
       await assert.rejects(
         install(artifact, trusted(ws, signer, {now: new Date('2031-07-02T00:00:00Z')})),
-        installError('signature-rejected', {verdict: 'CertificateNotValidAtSignature', reason: 'certificate-expired'}),
+        installError('signature-untrusted', {verdict: 'CertificateNotValidAtSignature', reason: 'certificate-expired'}),
       )
     })
   })
 
-  it('is refused with signature-rejected (SignatureInvalid) when the signature value is corrupted', async () => {
+  it('is refused with signature-invalid (SignatureInvalid) when the signature value is corrupted', async () => {
     await inWorkspace(async (ws) => {
       const signer = createSigner()
       const artifact = await ws.artifact('corrupt', {signer, forge: {corrupt: true}})
-      await assert.rejects(install(artifact, trusted(ws, signer)), installError('signature-rejected', {verdict: 'SignatureInvalid', reason: 'signature-invalid'}))
+      await assert.rejects(install(artifact, trusted(ws, signer)), installError('signature-invalid', {verdict: 'SignatureInvalid', reason: 'signature-invalid'}))
       assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), [])
     })
   })
 
-  it('is refused with signature-rejected (ContentMismatch) when the publisher is not the certificate subject', async () => {
+  it('is refused with signature-invalid (ContentMismatch) when the publisher is not the certificate subject', async () => {
     await inWorkspace(async (ws) => {
       const signer = createSigner()
       const artifact = await ws.artifact('impostor', {signer, forge: {}, manifest: {publisher: {name: 'Someone', id: 'com.someone'}}})
-      await assert.rejects(install(artifact, trusted(ws, signer)), installError('signature-rejected', {verdict: 'ContentMismatch', reason: 'publisher-mismatch'}))
+      await assert.rejects(install(artifact, trusted(ws, signer)), installError('signature-invalid', {verdict: 'ContentMismatch', reason: 'publisher-mismatch'}))
     })
   })
 })
@@ -318,7 +320,7 @@ describe('publisher pinning', () => {
       const other = createSigner({sameRootAs: owner, subject: {kind: 'creator', id: 'org.other', name: 'Other Labs'}})
       await install(await ws.artifact('v1', {signer: owner}), trusted(ws, owner))
       const takeover = await ws.artifact('takeover', {version: '1.1.0', signer: other, manifest: {publisher: {name: 'Other Labs', id: 'org.other'}}})
-      await assert.rejects(install(takeover, trusted(ws, other)), installError('publisher-changed', {pinned: {kind: 'creator', id: 'com.example'}, publisher: {kind: 'creator', id: 'org.other'}}))
+      await assert.rejects(install(takeover, trusted(ws, other)), installError('publisher-changed', {pinned: {kind: 'creator', id: 'com.example', rootKeyId: 'root_install'}, publisher: {kind: 'creator', id: 'org.other', rootKeyId: 'root_install'}}))
       assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0'])
       assert.equal(await currentOf(ws.dataRoot, 'com.example.alpha'), '1.0.0')
       // The owner's own update, under a new certificate of the same subject, is accepted.

@@ -181,7 +181,7 @@ describe('verifyInstalled', () => {
     await inWorkspace(async (ws) => {
       const signer = createSigner()
       await install(await ws.artifact('signed', {signer}), {dataRoot: ws.dataRoot, hostRid: 'linux-x64', trust: signer.trust, now: testNow})
-      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', undefined, {trust: signer.trust, now: testNow})
+      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', {trust: signer.trust, now: testNow})
       assert.equal(result.valid, true)
       assert.equal(result.verdict, 'Trusted')
       assert.equal(result.version, '1.0.0')
@@ -200,7 +200,7 @@ describe('verifyInstalled', () => {
         entries: [{kind: 'certificate', value: signer.certificateId, reason: 'key-compromise', revokedAt: testNow}],
         now: testNow,
       })
-      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', undefined, {trust: signer.trust, now: testNow, revocations})
+      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', {trust: signer.trust, now: testNow, revocations})
       assert.equal(result.valid, false)
       assert.equal(result.verdict, 'Revoked')
       assert.deepEqual(result.problems.map((problem) => problem.code), ['revoked'])
@@ -222,7 +222,7 @@ describe('verifyInstalled', () => {
       await rm(path.join(version, 'c.txt'))
       await writeFile(path.join(version, 'added.txt'), 'new')
       await symlink('/etc/passwd', path.join(version, 'link'))
-      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', '1.0.0', {trust: signer.trust, now: testNow})
+      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', {version: '1.0.0', trust: signer.trust, now: testNow})
       assert.equal(result.valid, false)
       assert.equal(result.verdict, 'ContentMismatch')
       assert.deepEqual(
@@ -230,9 +230,9 @@ describe('verifyInstalled', () => {
         [
           ['unexpected-file-type', 'link'],
           ['file-size-mismatch', 'a.txt'],
-          ['undeclared-file', 'added.txt'],
           ['file-digest-mismatch', 'b.txt'],
           ['file-missing', 'c.txt'],
+          ['undeclared-file', 'added.txt'],
         ],
       )
     })
@@ -258,7 +258,7 @@ describe('verifyInstalled', () => {
       await writeFile(path.join(version, 'manifest.json'), `${text.slice(0, text.indexOf(',"signature"'))}}\n`)
       await rm(path.join(version, 'certificate.json'))
       await rm(path.join(version, 'certificate.sig'))
-      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', '1.0.0', {trust: signer.trust, now: testNow})
+      const result = await verifyInstalled(ws.dataRoot, 'com.example.alpha', {version: '1.0.0', trust: signer.trust, now: testNow})
       assert.equal(result.verdict, 'Unsigned')
       assert.deepEqual(result.problems.map((problem) => problem.code), ['trust-downgrade'])
     })
@@ -283,7 +283,7 @@ describe('verifyInstalled', () => {
       await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha'), installError('not-installed'))
       await install(await ws.artifact('v1'), unsigned(ws, {activate: false}))
       await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha'), installError('version-not-installed'))
-      await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha', '2.0.0'), installError('version-not-installed'))
+      await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha', {version: '2.0.0'}), installError('version-not-installed'))
     })
   })
 })

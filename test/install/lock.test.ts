@@ -5,8 +5,7 @@ import {hostname} from 'node:os'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
-import {InstallError} from '../../src/install/errors.js'
-import {acquireLock, withLock} from '../../src/fs/lock.js'
+import {LockError, acquireLock, withLock} from '../../src/fs/lock.js'
 import {tempDir} from '../helpers/cli.js'
 
 /** The pid of a process that has exited: spawned, awaited. */
@@ -39,18 +38,19 @@ describe('the per-plugin lock', () => {
       const file = path.join(dir, '.lock')
       const events: string[] = []
       let releaseFirst!: () => void
+      let firstStarted!: () => void
       const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve))
+      const started = new Promise<void>((resolve) => (firstStarted = resolve))
       const first = withLock(file, {}, async () => {
         events.push('first start')
+        firstStarted()
         await firstHolds
         events.push('first end')
       })
-      await new Promise((resolve) => setImmediate(resolve))
+      await started
       const second = withLock(file, {}, async () => {
         events.push('second start')
       })
-      await new Promise((resolve) => setTimeout(resolve, 30))
-      assert.deepEqual(events, ['first start'])
       releaseFirst()
       await Promise.all([first, second])
       assert.deepEqual(events, ['first start', 'first end', 'second start'])
@@ -78,7 +78,7 @@ describe('the per-plugin lock', () => {
     try {
       const file = path.join(dir, '.lock')
       const held = await acquireLock(file)
-      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof InstallError && error.code === 'lock-timeout')
+      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof LockError && error.code === 'lock-timeout')
       await held.release()
     } finally {
       await cleanup()
@@ -90,7 +90,7 @@ describe('the per-plugin lock', () => {
     try {
       const file = path.join(dir, '.lock')
       await writeFile(file, JSON.stringify({pid: await deadPid(), host: `not-${hostname()}`, token: 'remote'}))
-      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof InstallError && error.code === 'lock-timeout')
+      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof LockError && error.code === 'lock-timeout')
     } finally {
       await cleanup()
     }

@@ -4,7 +4,6 @@ import {describe, it} from 'node:test'
 import {checkCompatibility, type HostCompatibility} from '../../src/install/compatibility.js'
 import {InstallError} from '../../src/install/errors.js'
 import {assertExtractableTree} from '../../src/install/extract.js'
-import {checkFileDigests} from '../../src/install/file-check.js'
 import type {ActivePlugin} from '../../src/install/installed.js'
 import {selectPrunable, sortVersionsDescending} from '../../src/install/prune.js'
 import {dependentsOf, evaluateRelations} from '../../src/install/relations.js'
@@ -140,32 +139,6 @@ describe('trust records', () => {
     )
     assertSamePublisher(trusted, {kind: 'creator', id: 'com.example'}, 'com.example.subject', '2.0.0')
     assertSamePublisher({...trusted, publisher: null}, {kind: 'creator', id: 'org.other'}, 'com.example.subject', '2.0.0')
-  })
-})
-
-describe('checkFileDigests', () => {
-  const digest = (n: string) => `sha256:${n.repeat(64)}`
-  it('reports each removed, added and changed file with its code', () => {
-    const problems = checkFileDigests(
-      [
-        {path: 'a', size: 1, sha256: digest('a')},
-        {path: 'b', size: 1, sha256: digest('b')},
-        {path: 'c', size: 1, sha256: digest('c')},
-      ],
-      new Map([
-        ['a', {size: 2, sha256: digest('a')}],
-        ['b', {size: 1, sha256: digest('f')}],
-        ['d', {size: 1, sha256: digest('d')}],
-        ['manifest.json', {size: 1, sha256: digest('e')}],
-        ['certificate.json', {size: 1, sha256: digest('e')}],
-      ]),
-    )
-    assert.deepEqual(problems.map((item) => [item.code, item.path]), [
-      ['file-size-mismatch', 'a'],
-      ['file-digest-mismatch', 'b'],
-      ['file-missing', 'c'],
-      ['undeclared-file', 'd'],
-    ])
   })
 })
 

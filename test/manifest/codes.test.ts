@@ -338,11 +338,14 @@ const cases: Case[] = [
     content: (m) => {
       const files = new Map([...packedContent(m).files].map(([path, file]) => [path, {...file, sha256: digest('c')}]))
       files.set('extra.txt', {size: 1, sha256: digest('d')})
-      // The signing material is never listed (DESIGN §7.2).
+      // The signing files are exempt only in a signed artifact: in this unsigned one, certificate.json is a file like any other.
       files.set('certificate.json', {size: 9, sha256: digest('e')})
       return {kind: 'artifact', files}
     },
-    expect: [{code: 'undeclared-file', pointer: '/files', line: '"files": [', requiredBy: 'package'}],
+    expect: [
+      {code: 'undeclared-file', pointer: '/files', line: '"files": [', requiredBy: 'package'},
+      {code: 'undeclared-file', pointer: '/files', line: '"files": [', requiredBy: 'package'},
+    ],
   },
 ]
 

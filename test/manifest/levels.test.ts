@@ -5,10 +5,10 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
-import {readDirectoryContent} from '../../src/manifest/content.js'
+import {readFolderContent} from '../../src/artifact/folder.js'
 import {SvcPluginError} from '../../src/errors.js'
-import {maxManifestBytes} from '../../src/json/strict-json.js'
-import {validatePath} from '../../src/manifest/validate.js'
+import {maxManifestBytes} from '../../src/model/manifest-size.js'
+import {validatePath} from '../../src/validate/validate-path.js'
 import {completeManifest, lineOf, manifestText, minimalManifest, summary} from './helpers.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []))
@@ -50,7 +50,7 @@ async function rejection(promise: Promise<unknown>): Promise<SvcPluginError> {
   throw new Error('expected a coded error')
 }
 
-describe('readDirectoryContent', () => {
+describe('readFolderContent', () => {
   it('lists every regular file except .git/, *.svcPlugin and the root manifest.json, with digests on request', async () => {
     const dir = await pluginDir(minimalManifest(), {
       'a.txt': 'alpha',
@@ -63,7 +63,7 @@ describe('readDirectoryContent', () => {
       '.hidden': 'h',
     })
     await symlink(path.join(dir, 'a.txt'), path.join(dir, 'link.txt'))
-    const plain = await readDirectoryContent(dir, {digests: false})
+    const plain = await readFolderContent(dir, {digests: false})
     assert.equal(plain.kind, 'directory')
     assert.deepEqual([...plain.files], [
       ['.hidden', {size: 1}],
@@ -71,7 +71,7 @@ describe('readDirectoryContent', () => {
       ['nested/deep/b.bin', {size: 5}],
       ['nested/manifest.json', {size: 2}],
     ])
-    const digested = await readDirectoryContent(dir, {digests: true})
+    const digested = await readFolderContent(dir, {digests: true})
     assert.deepEqual(digested.files.get('a.txt'), {size: 5, sha256: sha256('alpha')})
     assert.deepEqual(digested.files.get('nested/deep/b.bin'), {size: 5, sha256: sha256('bravo')})
   })

@@ -4,7 +4,8 @@ import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest
 import {sign} from '../../src/pki/ed25519.js'
 import {signContents} from '../../src/signing/sign.js'
 import {appendSignatureTrailer, unsignedManifestOf} from '../../src/artifact/trailer.js'
-import type {ArtifactContents} from '../../src/signing/verify.js'
+import {manifestRead, type ArtifactContents} from '../../src/artifact/contents.js'
+import {signingEntryNames} from '../../src/model/signing-files.js'
 import {digestsOf, samplePlugin, testNow, type TestPki} from './pki.js'
 
 /** An artifact in memory: manifest.json and every other entry by name. */
@@ -40,8 +41,8 @@ export async function signedSample(
 ): Promise<Artifact> {
   const {manifest, payload} = samplePlugin({publisherId: options.publisherId})
   const chain = options.chain ?? {certificate: pki.certificate}
-  const signed = await signContents(
-    {manifest, payload: digestsOf(payload)},
+  const signed = signContents(
+    unsignedContents(manifest, payload),
     {privateKey: options.privateKey ?? pki.signer.privateKey, certificate: chain.certificate, issuer: chain.issuer, now: options.now ?? testNow},
   )
   return {manifest: signed.manifest, entries: new Map([...payload, ...signed.chainEntries])}
@@ -74,13 +75,18 @@ export function forgeSigned(options: {
   return {manifest, entries}
 }
 
-/** The artifact as `verifyContents` reads it. */
+/** The artifact as every reader hands it on: the manifest read once, every entry's digest, the signing files' bytes. */
 export function contentsOf(artifact: Artifact): ArtifactContents {
   return {
-    manifestBytes: artifact.manifest,
+    manifest: artifact.manifest === null ? null : manifestRead(artifact.manifest),
     files: digestsOf(artifact.entries),
-    readFile: async (name) => artifact.entries.get(name) ?? null,
+    signingFiles: new Map([...artifact.entries].filter(([name]) => signingEntryNames.includes(name))),
   }
+}
+
+/** An unsigned artifact's contents: a packed manifest and its payload. */
+export function unsignedContents(manifest: Uint8Array, payload: Map<string, Uint8Array>): ArtifactContents {
+  return contentsOf({manifest, entries: payload})
 }
 
 /** A copy of `artifact` with the manifest text transformed. */

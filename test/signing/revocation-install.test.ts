@@ -26,11 +26,11 @@ describe('install with a revocation list', () => {
     createRevocationList({rootKeyId: pki.rootKeyId, rootPrivateKey: pki.root.privateKey, sequence, entries, now: new Date('2030-05-31T12:00:00Z')})
   const options = (dataRoot: string, extra: Partial<InstallOptions>): InstallOptions => ({dataRoot, hostRid: 'linux-x64', trust: pki.trust, now: testNow, ...extra})
 
-  it('refuses a revoked signer with signature-rejected (verdict Revoked) and installs nothing', async () => {
+  it('refuses a revoked signer with signature-revoked (verdict Revoked) and installs nothing', async () => {
     const dataRoot = path.join(dir, 'revoked')
     const revocations = listOf(1, [{kind: 'certificate', value: certificateId, reason: 'key-compromise'}])
     await assert.rejects(install(artifact, options(dataRoot, {revocations})), (error: Error & {code?: string; details?: Record<string, unknown>}) => {
-      assert.equal(error.code, 'signature-rejected')
+      assert.equal(error.code, 'signature-revoked')
       assert.deepEqual([error.details?.verdict, error.details?.reason], ['Revoked', 'revoked'])
       return true
     })

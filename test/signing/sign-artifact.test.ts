@@ -107,13 +107,13 @@ describe('signArtifact', () => {
     ['an artifact whose files[] misses a file', async (output) => {
       const {manifest, payload} = samplePlugin()
       return sign({artifact: await writeArtifact(out(), {manifest, entries: new Map([...payload, ['extra.txt', new Uint8Array([1])]])}), output})
-    }, 'files-incomplete'],
+    }, 'undeclared-file'],
     ['an artifact without files[]', async (output) => {
       const {manifest, payload} = samplePlugin()
       const text = Buffer.from(manifest).toString('utf8')
       const withoutFiles = JSON.stringify({...JSON.parse(text), files: undefined}, null, 2)
       return sign({artifact: await writeArtifact(out(), {manifest: new Uint8Array(Buffer.from(withoutFiles)), entries: payload}), output})
-    }, 'files-incomplete'],
+    }, 'undeclared-file'],
   ]
   for (const [label, attempt, code] of refusals) {
     it(`refuses ${label} with ${code} and leaves no output`, async () => {

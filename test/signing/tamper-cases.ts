@@ -75,10 +75,10 @@ export const tamperCases: TamperCase[] = [
   {name: 'a byte flipped in a payload file', expect: 'file-digest-mismatch', build: ({signed}) => withEntry(signed, 'runtimes/win-x64/WeatherStation.exe', (data) => flipByte(data as Uint8Array, 3))},
   {name: 'a payload file that grew by one byte', expect: 'file-size-mismatch', build: ({signed}) => withEntry(signed, 'assets/icon.png', (data) => new Uint8Array([...(data as Uint8Array), 0]))},
   {name: 'a file added', expect: 'undeclared-file', build: ({signed}) => withEntry(signed, 'runtimes/linux-x64/extra.so', () => bytes('payload'))},
-  {name: 'a file removed', expect: 'declared-file-missing', build: ({signed}) => withEntry(signed, 'Localization/Strings.resx', () => null)},
+  {name: 'a file removed', expect: 'file-missing', build: ({signed}) => withEntry(signed, 'Localization/Strings.resx', () => null)},
   {
     name: 'a file renamed',
-    expect: 'declared-file-missing',
+    expect: 'file-missing',
     build: ({signed}) => {
       const data = signed.entries.get('assets/icon.png') as Uint8Array
       return withEntry(withEntry(signed, 'assets/icon.png', () => null), 'assets/logo.png', () => data)

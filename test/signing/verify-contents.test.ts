@@ -34,26 +34,12 @@ describe('verifyContents as the installer calls it', () => {
     context = await tamperContext()
   })
 
-  it('ignores a manifest.json entry in the files map', async () => {
+  it('reports a certificate file too large to be read as certificate-unreadable', async () => {
     const contents = contentsOf(context.signed)
-    const files = new Map([...contents.files, ['manifest.json', {size: 1, sha256: `sha256:${'0'.repeat(64)}`}]])
-    const result = await verifyContents({...contents, files}, {trust: context.pki.trust, now: testNow})
-    assert.equal(result.verdict, 'Trusted')
-  })
-
-  it('reports a certificate file that cannot be read as certificate-unreadable', async () => {
-    const contents = contentsOf(context.signed)
-    const result = await verifyContents(
-      {
-        ...contents,
-        readFile: async () => {
-          throw new Error('disk error')
-        },
-      },
-      {trust: context.pki.trust, now: testNow},
-    )
+    const signingFiles = new Map([...contents.signingFiles, ['certificate.json', null]])
+    const result = await verifyContents({...contents, signingFiles}, {trust: context.pki.trust, now: testNow})
     assert.deepEqual(result.problems.map((p) => p.code), ['certificate-unreadable'])
-    assert.match(result.problems[0]?.message ?? '', /disk error/)
+    assert.match(result.problems[0]?.message ?? '', /certificate\.json has \d+ bytes; a certificate file has at most 65536/)
   })
 
   it('throws trust-store-invalid for a trust store of the wrong shape', async () => {

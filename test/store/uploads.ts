@@ -1,7 +1,7 @@
 import {signContents} from '../../src/signing/sign.js'
-import {type Artifact, writeArtifact} from '../signing/artifacts.js'
+import {type Artifact, unsignedContents, writeArtifact} from '../signing/artifacts.js'
 import {createRoot} from '../../src/pki/trust.js'
-import {digestsOf, issueFor, sha256Of, type TestPki, testNow} from '../signing/pki.js'
+import {issueFor, sha256Of, type TestPki, testNow} from '../signing/pki.js'
 
 /** The uploading account that matches the test PKI's certificate and the plugin's publisher. */
 export const account = {name: 'Example Labs', id: 'com.example'}
@@ -50,7 +50,7 @@ export function publishablePlugin(options: {omit?: string[]; manifest?: Record<s
 /** The publishable plugin signed with the PKI's certificate at the test clock (or `now`). */
 export async function signedUpload(pki: TestPki, options: Parameters<typeof publishablePlugin>[0] & {now?: Date} = {}): Promise<Artifact> {
   const {manifest, payload} = publishablePlugin(options)
-  const signed = await signContents({manifest, payload: digestsOf(payload)}, {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: options.now ?? testNow})
+  const signed = signContents(unsignedContents(manifest, payload), {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: options.now ?? testNow})
   return {manifest: signed.manifest, entries: new Map([...payload, ...signed.chainEntries])}
 }
 

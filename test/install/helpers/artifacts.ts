@@ -11,6 +11,7 @@ import type {KeyPair} from '../../../src/pki/keys.js'
 import {computeArtifactDigest, signatureMessage} from '../../../src/artifact/digest.js'
 import {sign} from '../../../src/pki/ed25519.js'
 import {signContents} from '../../../src/signing/sign.js'
+import {manifestRead} from '../../../src/artifact/contents.js'
 import {appendSignatureTrailer, unsignedManifestOf} from '../../../src/artifact/trailer.js'
 import {createRoot, type TrustStore} from '../../../src/pki/trust.js'
 
@@ -138,8 +139,8 @@ export async function writeArtifact(file: string, spec: ArtifactSpec = {}): Prom
     if (spec.forge.corrupt === true) value[0] = (value[0] as number) ^ 1
     manifestBytes = new Uint8Array(appendSignatureTrailer(manifestBytes, {algorithm: 'ed25519', keyId: spec.signer.certificateId, value: value.toString('base64'), signedAt}))
   } else if (spec.signer !== undefined) {
-    const signed = await signContents(
-      {manifest: manifestBytes, payload: digests},
+    const signed = signContents(
+      {manifest: manifestRead(manifestBytes), files: digests, signingFiles: new Map()},
       {privateKey: spec.signer.keyPair.privateKey, certificate: spec.signer.certificate, now: spec.signer.now},
     )
     manifestBytes = new Uint8Array(signed.manifest)

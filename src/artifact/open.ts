@@ -1,0 +1,95 @@
+import {resolveLimits} from '../archive/limits.js'
+import {openArchive} from '../archive/reader.js'
+import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
+import {manifestEntryName} from '../manifest/declared-files.js'
+import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
+
+/** Options of {@link openArtifact}. */
+export interface OpenArtifactOptions {
+  /** Overrides of the archive limits; each unset field keeps its default. */
+  limits?: Partial<ArchiveLimits>
+}
+
+/**
+ * A `.svcPlugin` opened once through the strict reader, its manifest read and parsed once. Everything
+ * that reads an artifact (validate, inspect, verify, sign, merge, the store, install) goes through this.
+ */
+export interface OpenedArtifact {
+  readonly path: string
+  /** Size of the artifact file in bytes. */
+  readonly size: number
+  readonly limits: ArchiveLimits
+  /** Every file entry, in central-directory order. */
+  readonly entries: readonly ArchiveEntry[]
+  /** manifest.json, null when the artifact has none. */
+  readonly manifest: ManifestRead | null
+  /** The strict archive, for a consumer that streams entries itself (signing, merging, extracting). */
+  readonly archive: StrictArchive
+  /** Reads every other entry once (inflated, checked, hashed) and returns the contents; the signing files are kept in memory. */
+  contents(): Promise<ArtifactContents>
+  close(): Promise<void>
+}
+
+/**
+ * Opens an artifact through every check of the strict reader and reads its manifest. Throws the reader's
+ * `ArchiveError` (a missing file, not a ZIP, a hostile archive); the caller closes what it gets.
+ */
+export async function openArtifact(file: string, options: OpenArtifactOptions = {}): Promise<OpenedArtifact> {
+  const limits = resolveLimits(options.limits)
+  const archive = await openArchive(file, {limits})
+  try {
+    const entry = archive.get(manifestEntryName)
+    const manifest = entry === undefined ? null : manifestRead(await archive.readEntry(entry, limits.maxManifestBytes))
+    return new Opened(archive, limits, manifest)
+  } catch (error) {
+    await archive.close()
+    throw error
+  }
+}
+
+/** Opens an artifact, hands it to `use` and closes it, whatever `use` does. */
+export async function withArtifact<T>(file: string, options: OpenArtifactOptions, use: (artifact: OpenedArtifact) => Promise<T>): Promise<T> {
+  const artifact = await openArtifact(file, options)
+  try {
+    return await use(artifact)
+  } finally {
+    await artifact.close()
+  }
+}
+
+class Opened implements OpenedArtifact {
+  readonly path: string
+  readonly size: number
+  readonly entries: readonly ArchiveEntry[]
+  #contents: Promise<ArtifactContents> | null = null
+
+  constructor(
+    readonly archive: StrictArchive,
+    readonly limits: ArchiveLimits,
+    readonly manifest: ManifestRead | null,
+  ) {
+    this.path = archive.path
+    this.size = archive.size
+    this.entries = archive.entries
+  }
+
+  contents(): Promise<ArtifactContents> {
+    this.#contents ??= this.#read()
+    return this.#contents
+  }
+
+  async #read(): Promise<ArtifactContents> {
+    const kept = new Map<string, Uint8Array>()
+    const files = await this.archive.digestEntries({
+      skip: new Set([manifestEntryName]),
+      keep: (entry, bytes) => {
+        if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, bytes)
+      },
+    })
+    return contentsOf(this.manifest, files, (name) => kept.get(name) ?? this.archive.readEntry(this.archive.get(name)!, this.limits.maxManifestBytes))
+  }
+
+  close(): Promise<void> {
+    return this.archive.close()
+  }
+}

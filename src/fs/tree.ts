@@ -1,0 +1,79 @@
+import {createHash} from 'node:crypto'
+import {constants} from 'node:fs'
+import {open, readdir, stat} from 'node:fs/promises'
+import path from 'node:path'
+
+/** Size and, when asked for, SHA-256 of one file of a tree. */
+export interface TreeFile {
+  size: number
+  /** `sha256:` + 64 lowercase hex digits; absent when digests were not asked for. */
+  sha256?: string
+}
+
+/** What a directory holds, by `/`-separated path relative to it. */
+export interface Tree {
+  /** Every regular file, in path order. */
+  files: Map<string, TreeFile>
+  /** Paths that are neither a regular file nor a directory (symbolic links, FIFOs, sockets, devices): never followed. */
+  unexpected: string[]
+}
+
+/** Options of {@link readTree}. */
+export interface ReadTreeOptions {
+  /** Stream every file through SHA-256 (default: sizes only). */
+  digests: boolean
+  /** Leave out a path (and, for a directory, everything below it); it is then neither listed nor unexpected. */
+  exclude?: (relativePath: string, isDirectory: boolean) => boolean
+}
+
+/** Files read at once while digesting: enough to keep the disk and a core busy, few enough to bound memory. */
+const digestConcurrency = 4
+
+/**
+ * Lists every regular file under `root`, never following a symbolic link, and with `digests` streams each
+ * one once through SHA-256 (opened without following a link that replaced it after the listing).
+ */
+export async function readTree(root: string, options: ReadTreeOptions): Promise<Tree> {
+  const found: Array<{name: string; absolute: string}> = []
+  const unexpected: string[] = []
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await readdir(dir, {withFileTypes: true})
+    for (const entry of entries) {
+      const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`
+      const absolute = path.join(dir, entry.name)
+      if (options.exclude?.(name, entry.isDirectory()) === true) continue
+      if (entry.isDirectory()) await walk(absolute, name)
+      else if (entry.isFile()) found.push({name, absolute})
+      else unexpected.push(name)
+    }
+  }
+  await walk(root, '')
+  const sizes = new Map<string, TreeFile>()
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < found.length) {
+      const file = found[next++]!
+      sizes.set(file.name, options.digests ? await digestFile(file.absolute) : {size: (await stat(file.absolute)).size})
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(digestConcurrency, found.length)}, worker))
+  const files = new Map([...sizes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  return {files, unexpected: unexpected.sort()}
+}
+
+/** Size and SHA-256 of one file, streamed; a symbolic link that replaced it is not followed. */
+export async function digestFile(file: string): Promise<{size: number; sha256: string}> {
+  const hash = createHash('sha256')
+  let size = 0
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  try {
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is no longer a regular file.`), {code: 'EINVAL', path: file, syscall: 'open'})
+    for await (const chunk of handle.createReadStream({autoClose: false, highWaterMark: 1024 * 1024}) as AsyncIterable<Buffer>) {
+      hash.update(chunk)
+      size += chunk.byteLength
+    }
+  } finally {
+    await handle.close()
+  }
+  return {size, sha256: `sha256:${hash.digest('hex')}`}
+}
