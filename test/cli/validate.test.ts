@@ -132,10 +132,10 @@ describe('svc-plugin validate', () => {
       assert.match(result.stderr, /too-many-selectors/)
     })
 
-    it('is 2 for --json with another --format', async () => {
+    it('is 2 for --json with another --format, with the JSON error shape on stdout', async () => {
       const result = await runCli(['validate', minimalManifest, '--json', '--format', 'sarif'])
       assert.equal(result.status, 2)
-      assert.equal(result.stdout, '')
+      assert.deepEqual(JSON.parse(result.stdout), {error: {code: 'usage', message: '--json conflicts with --format sarif.'}})
     })
 
     it('is 3 (file-not-found) for a missing manifest', async () => {
