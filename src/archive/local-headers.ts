@@ -1,7 +1,7 @@
-import yauzl from 'yauzl'
-import {checkExtraFields, type CentralRecord} from './central-directory.js'
+import type {CentralRecord} from './central-directory.js'
 import {zipSignature, type EndRecord} from './end-record.js'
 import {ArchiveError} from './errors.js'
+import {checkExtraFields} from './extra-fields.js'
 import {readAt} from './fd.js'
 import {quoteName} from './path-policy.js'
 
@@ -95,13 +95,7 @@ async function readSpan(fd: number, record: CentralRecord, limit: number): Promi
   if (!agrees(compressed, record.compressedSize)) throw mismatch(name, 'local-header-size-mismatch', 'compressed size', compressed, record.compressedSize)
   const uncompressed = header.readUInt32LE(22)
   if (!agrees(uncompressed, record.uncompressedSize)) throw mismatch(name, 'local-header-size-mismatch', 'uncompressed size', uncompressed, record.uncompressedSize)
-  let extraFields: {id: number}[]
-  try {
-    extraFields = yauzl.parseExtraFields(header.subarray(localHeaderSize + nameLength, headerLength))
-  } catch (error) {
-    throw new ArchiveError('archive-malformed', `The local header of entry ${quoteName(name)} has extra fields that overrun their declared length.`, {reason: 'extra-field-invalid', entry: name}, {cause: error})
-  }
-  checkExtraFields(extraFields, name)
+  checkExtraFields(header.subarray(localHeaderSize + nameLength, headerLength), name, 'local')
 
   const dataStart = start + headerLength
   const dataEnd = dataStart + record.compressedSize
