@@ -1,7 +1,7 @@
-import {digestWholeEntry, hex32} from './entry-stream.js'
-import {ArchiveError, isArchiveError} from './errors.js'
+import zlib from 'node:zlib'
+import {hex32} from './entry-stream.js'
+import {ArchiveError} from './errors.js'
 import {quoteName} from './path-policy.js'
-import type {ArchiveEntry} from './types.js'
 
 /**
  * Room for unsigned bytes in an entry's data. A signature covers entry names and inflated contents;
@@ -16,7 +16,7 @@ import type {ArchiveEntry} from './types.js'
  * never falls back to stored blocks stays under it, padding beyond it is refused.
  *
  * Directory entries: they are not handed out and their data is never streamed, so the rule is
- * enforced when the archive is opened. A directory entry carries no data: uncompressed size 0 and
+ * enforced when the archive is opened, with the local headers ({@link DirectoryDataCheck}). A directory entry carries no data: uncompressed size 0 and
  * CRC-32 0, stored with compressed size 0, or deflated (Java and .NET write the 2-byte empty
  * stream) with at most {@link maxDeflatedSize}(0) = 5 compressed bytes that must be a deflate
  * stream producing nothing and ending exactly at the compressed size.
@@ -59,25 +59,47 @@ export function maxDeflatedSize(size: number): number {
 }
 
 /**
- * Proves that every deflated directory entry's few bytes are an empty deflate stream that ends
- * exactly at its compressed size (see {@link checkDeclaredData}); `dataStarts` holds each record's
- * data offset, in record order.
+ * Proves that a deflated directory entry's few bytes (see {@link checkDeclaredData}) are a deflate
+ * stream that produces nothing and ends exactly at the compressed size. One instance serves one
+ * archive and remembers the verdict for each distinct byte string: a writer gives every directory the
+ * same two bytes, and starting an inflater costs far more than reading them.
  */
-export async function checkDirectoryData(fd: number, records: readonly {name: string; method: 0 | 8; compressedSize: number; entry: ArchiveEntry | null}[], dataStarts: readonly number[]): Promise<void> {
-  for (const [index, record] of records.entries()) {
-    if (record.entry !== null || record.compressedSize === 0) continue
-    const empty: ArchiveEntry = {name: record.name, method: record.method, compressedSize: record.compressedSize, uncompressedSize: 0, crc32: 0, mode: 0}
-    try {
-      await digestWholeEntry(fd, empty, dataStarts[index]!)
-    } catch (error) {
-      if (isArchiveError(error) && error.details.reason === 'entry-larger-than-declared') {
-        throw new ArchiveError('archive-malformed', `Directory entry ${quoteName(record.name)} inflates to data; a directory entry carries none.`, {
-          reason: 'directory-entry-with-data',
-          entry: record.name,
-        }, {cause: error})
-      }
-      throw error
+export class DirectoryDataCheck {
+  readonly #verdicts = new Map<string, 'empty' | 'data' | 'trailing' | 'short' | 'invalid'>()
+
+  check(name: string, data: Buffer): void {
+    const key = data.toString('latin1')
+    let verdict = this.#verdicts.get(key)
+    if (verdict === undefined) {
+      verdict = inflatedVerdict(data)
+      this.#verdicts.set(key, verdict)
     }
+    if (verdict === 'empty') return
+    if (verdict === 'data') {
+      throw new ArchiveError('archive-malformed', `Directory entry ${quoteName(name)} inflates to data; a directory entry carries none.`, {reason: 'directory-entry-with-data', entry: name})
+    }
+    const what = {
+      trailing: `its ${data.length} compressed bytes hold more than an empty deflate stream`,
+      short: `its ${data.length} compressed bytes are a deflate stream cut short`,
+      invalid: `its ${data.length} compressed bytes are not a deflate stream`,
+    }[verdict]
+    throw new ArchiveError('archive-malformed', `Directory entry ${quoteName(name)}: ${what}.`, {
+      reason: verdict === 'invalid' ? 'deflate-invalid' : 'deflate-length-mismatch',
+      entry: name,
+    })
   }
 }
 
+/** What inflating `data` (at most a few bytes) gives: nothing, ending exactly at its last byte, or how it fails. */
+function inflatedVerdict(data: Buffer): 'empty' | 'data' | 'trailing' | 'short' | 'invalid' {
+  let inflated: {buffer: Buffer; engine: {bytesWritten: number}}
+  try {
+    // `info` hands back the engine, whose bytesWritten is the compressed bytes the stream consumed.
+    inflated = zlib.inflateRawSync(data, {info: true, maxOutputLength: 1} as zlib.ZlibOptions) as unknown as typeof inflated
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === 'ERR_BUFFER_TOO_LARGE' ? 'data' : code === 'Z_BUF_ERROR' ? 'short' : 'invalid'
+  }
+  if (inflated.buffer.length > 0) return 'data'
+  return inflated.engine.bytesWritten === data.length ? 'empty' : 'trailing'
+}

@@ -2,7 +2,6 @@ import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {checkDirectoryData} from './entry-data.js'
 import {digestWholeEntry, openEntryStream, wholeEntryMaxBytes} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, openFd, statFd} from './fd.js'
@@ -27,8 +26,8 @@ const digestParallelism = 4
  * inflated: the end record (no prepended or appended bytes, no comment, no ZIP64, one disk), the
  * entry count and archive size, every central-directory record (paths and file types, encryption and
  * flags, methods, extra fields, comments, declared sizes and ratio, duplicate and colliding names),
- * then every local header against its record and the layout (no overlap, no gap), and the few bytes
- * a deflated directory entry may hold. File entry bytes are checked while they stream. Throws an
+ * then every local header against its record, the few bytes a deflated directory entry may hold, and
+ * the layout (no overlap, no gap). File entry bytes are checked while they stream. Throws an
  * {@link ArchiveError}.
  */
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StrictArchive> {
@@ -56,7 +55,6 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     const records = await readCentralDirectory(zipfile, reader, end, stats.size, limits)
     reader.dropCache()
     const dataStarts = await checkLocalHeaders(fd, records, end)
-    await checkDirectoryData(fd, records, dataStarts)
     return new OpenedArchive(file, stats.size, limits, fd, zipfile, records, dataStarts)
   } catch (error) {
     // yauzl owns the reader (and so the descriptor) once it returned a ZipFile: its close() closes it.
