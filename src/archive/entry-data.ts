@@ -15,11 +15,13 @@ import {quoteName} from './path-policy.js'
  * at zlib's own worst case for any compression settings ({@link maxDeflatedSize}): an encoder that
  * never falls back to stored blocks stays under it, padding beyond it is refused.
  *
- * Directory entries: they are not handed out and their data is never streamed, so the rule is
- * enforced when the archive is opened, with the local headers ({@link DirectoryDataCheck}). A directory entry carries no data: uncompressed size 0 and
- * CRC-32 0, stored with compressed size 0, or deflated (Java and .NET write the 2-byte empty
- * stream) with at most {@link maxDeflatedSize}(0) = 5 compressed bytes that must be a deflate
- * stream producing nothing and ending exactly at the compressed size.
+ * Directory entries: they are not handed out and their data is never streamed, so a directory entry
+ * declaring deflate, 0 bytes and CRC-32 0 could carry any number of unsigned bytes that nothing
+ * would ever inflate. The rule: a directory entry carries no data. Uncompressed size 0 and CRC-32 0;
+ * stored with compressed size 0, or deflated (Java and .NET write the 2-byte empty stream) with at
+ * most {@link maxDeflatedSize}(0) = 5 compressed bytes, which must be a deflate stream producing
+ * nothing and ending exactly at the compressed size: checked when the archive is opened, with the
+ * local headers ({@link DirectoryDataCheck}).
  */
 export function checkDeclaredData(record: {name: string; method: 0 | 8; crc32: number; compressedSize: number; uncompressedSize: number}, isDirectory: boolean): void {
   const {name, method, compressedSize, uncompressedSize} = record
