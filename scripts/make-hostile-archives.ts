@@ -32,8 +32,9 @@ export interface HostileCase {
 // A byte-level ZIP builder (APPNOTE 4.3) that writes whatever it is told, lies included.
 
 const MiB = 1024 * 1024
-const flagUtf8 = 0x0800
-const madeByUnix = (3 << 8) | 20
+export const flagUtf8 = 0x0800
+/** Version made by: Unix host, ZIP 2.0. */
+export const madeByUnix = (3 << 8) | 20
 
 interface RawEntry {
   name: string | Buffer
@@ -52,6 +53,10 @@ interface RawEntry {
   externalAttributes?: number
   centralExtra?: Buffer
   localExtra?: Buffer
+  /** The entry's comment in its central record. */
+  comment?: Buffer
+  /** The central record's "disk number start". */
+  disk?: number
   /** Local-header fields that differ from the central record. */
   local?: {name?: string | Buffer; method?: number; flags?: number; crc?: number; compressedSize?: number; uncompressedSize?: number; signature?: number}
   /** Bytes written right after the payload (a data descriptor, or junk). */
@@ -78,7 +83,8 @@ interface BuildOptions {
 
 const bytes = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value, 'utf8') : value)
 
-function localHeader(fields: {signature?: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer}): Buffer {
+/** A local file header (30 bytes, then the name and the extra field), with whatever values it is given. */
+export function localHeader(fields: {signature?: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer}): Buffer {
   const header = Buffer.alloc(30)
   header.writeUInt32LE(fields.signature ?? 0x04034b50, 0)
   header.writeUInt16LE(20, 4)
@@ -94,7 +100,9 @@ function localHeader(fields: {signature?: number; flags: number; method: number;
   return Buffer.concat([header, fields.name, fields.extra])
 }
 
-function centralHeader(fields: {madeBy: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer; external: number; offset: number}): Buffer {
+/** A central-directory record (46 bytes, then the name, the extra field and the comment), with whatever values it is given. */
+export function centralHeader(fields: {madeBy: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer; comment?: Buffer; disk?: number; external: number; offset: number}): Buffer {
+  const comment = fields.comment ?? Buffer.alloc(0)
   const header = Buffer.alloc(46)
   header.writeUInt32LE(0x02014b50, 0)
   header.writeUInt16LE(fields.madeBy, 4)
@@ -108,12 +116,12 @@ function centralHeader(fields: {madeBy: number; flags: number; method: number; c
   header.writeUInt32LE(fields.uncompressedSize >>> 0, 24)
   header.writeUInt16LE(fields.name.length, 28)
   header.writeUInt16LE(fields.extra.length, 30)
-  header.writeUInt16LE(0, 32)
-  header.writeUInt16LE(0, 34)
+  header.writeUInt16LE(comment.length, 32)
+  header.writeUInt16LE(fields.disk ?? 0, 34)
   header.writeUInt16LE(0, 36)
   header.writeUInt32LE(fields.external >>> 0, 38)
   header.writeUInt32LE(fields.offset >>> 0, 42)
-  return Buffer.concat([header, fields.name, fields.extra])
+  return Buffer.concat([header, fields.name, fields.extra, comment])
 }
 
 function endRecord(fields: {disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number; comment: Buffer}): Buffer {
@@ -189,6 +197,8 @@ function buildZip(entries: readonly RawEntry[], options: BuildOptions = {}): Buf
         uncompressedSize,
         name,
         extra: entry.centralExtra ?? Buffer.alloc(0),
+        comment: entry.comment,
+        disk: entry.disk,
         external: entry.externalAttributes ?? ((entry.mode ?? 0o100644) << 16) >>> 0,
         offset: headerOffset,
       }),
@@ -380,6 +390,24 @@ function dataDescriptor(crc: number, compressedSize: number, uncompressedSize: n
   return descriptor
 }
 
+/** One extra field: its id, its length and `body`. */
+function extraField(id: number, body: Buffer): Buffer {
+  const header = Buffer.alloc(4)
+  header.writeUInt16LE(id, 0)
+  header.writeUInt16LE(body.length, 2)
+  return Buffer.concat([header, body])
+}
+
+/** `deflated` behind one non-final empty stored block per byte of `hidden`: 5 bytes that inflate to nothing, whose 5 spare bits carry 5 bits of it. */
+function paddedDeflate(deflated: Buffer, hidden: Buffer): Buffer {
+  return Buffer.concat([...[...hidden].map((bits) => Buffer.from([(bits & 0x1f) << 3, 0x00, 0x00, 0xff, 0xff])), deflated])
+}
+
+/** A directory entry with whatever data and header values it is given. */
+function directory(fields: Partial<RawEntry>): RawEntry {
+  return {name: 'assets/', crc: 0, uncompressedSize: 0, mode: 0o040755, ...fields}
+}
+
 // ---------------------------------------------------------------------------------------------
 // The corpus.
 
@@ -445,6 +473,24 @@ const definitions: CaseDefinition[] = [
   {name: 'stored-size-mismatch', description: 'a stored entry whose compressed and uncompressed sizes differ', code: 'archive-malformed', reason: 'stored-size-mismatch', build: () => buildZip(plugin({name: 'notes.txt', data: note, method: 0, uncompressedSize: note.length * 2}))},
   {name: 'directory-entry-with-data', description: 'a directory entry that carries bytes', code: 'archive-malformed', reason: 'directory-entry-with-data', build: () => buildZip(plugin({name: 'assets/', data: Buffer.from('data'), method: 0, mode: 0o040755}))},
 
+  // Bytes no signature covers: a signature covers names and inflated contents only.
+  {name: 'directory-entry-deflated-junk', description: 'a directory entry declaring deflate, 0 bytes and CRC 0 over 4,000 bytes of payload', code: 'archive-malformed', reason: 'directory-entry-with-data', build: () => buildZip(plugin(directory({method: 8, payload: Buffer.from(text.subarray(0, 4000))})))},
+  {name: 'directory-entry-inflates', description: 'a deflated directory entry declaring 0 bytes whose 3 bytes inflate to one', code: 'archive-malformed', reason: 'directory-entry-with-data', build: () => buildZip(plugin(directory({method: 8, payload: zlib.deflateRawSync(Buffer.from('x'))})))},
+  {name: 'directory-entry-deflate-trailing', description: 'a deflated directory entry whose empty deflate stream is followed by 2 more bytes', code: 'archive-malformed', reason: 'deflate-length-mismatch', build: () => buildZip(plugin(directory({method: 8, payload: Buffer.from([0x03, 0x00, 0x41, 0x42])})))},
+  {name: 'directory-entry-crc', description: 'an empty stored directory entry declaring a CRC-32 other than 0', code: 'archive-malformed', reason: 'crc-mismatch', build: () => buildZip(plugin(directory({method: 0, crc: 0x5eed})))},
+  {name: 'deflate-padded', description: 'a deflate stream behind 600 empty stored blocks whose spare bits carry a payload', code: 'archive-malformed', reason: 'deflate-expansion', build: () => buildZip(plugin({name: 'notes.txt', data: note, payload: paddedDeflate(zlib.deflateRawSync(note), text.subarray(0, 600))}))},
+  {name: 'deflate-expansion', description: 'an entry declaring 1,000 bytes whose deflate stream inflates to 1 MiB (refused before inflating)', code: 'archive-malformed', reason: 'deflate-expansion', build: () => buildZip(plugin({name: 'notes.txt', payload: deflateZeros(MiB), crc: crcOfZeros(1000), uncompressedSize: 1000}))},
+  {name: 'entry-comment', description: 'a comment on an entry', code: 'archive-malformed', reason: 'entry-comment', build: () => buildZip(plugin({name: 'notes.txt', data: note, comment: Buffer.from('unsigned words')}))},
+  {name: 'entry-on-other-disk', description: 'a central record whose entry starts on disk 1', code: 'archive-unsupported', reason: 'multi-disk', build: () => buildZip(plugin({name: 'notes.txt', data: note, disk: 1}))},
+  {name: 'unsupported-flags', description: 'a reserved general-purpose flag bit (14) in both headers', code: 'archive-unsupported', reason: 'unsupported-flags', build: () => buildZip(plugin({name: 'notes.txt', data: note, flags: flagUtf8 | 0x4000}))},
+  {name: 'extra-field-unknown', description: 'a 64-byte zipalign padding field (0xd935) in a central record', code: 'archive-unsupported', reason: 'extra-field-unknown', build: () => buildZip(plugin({name: 'notes.txt', data: note, centralExtra: extraField(0xd935, text.subarray(0, 64))}))},
+  {name: 'local-extra-field-layout', description: 'a 401-byte extended-timestamp field (0x5455) in a local header', code: 'archive-malformed', reason: 'extra-field-layout', build: () => buildZip(plugin({name: 'notes.txt', data: note, localExtra: extraField(0x5455, Buffer.concat([Buffer.from([1]), text.subarray(0, 400)]))}))},
+  {name: 'extra-field-duplicate', description: 'the extended-timestamp field twice in one central record', code: 'archive-malformed', reason: 'extra-field-duplicate', build: () => {
+    const mtime = extraField(0x5455, Buffer.from([1, 0, 0, 0, 0x60]))
+    return buildZip(plugin({name: 'notes.txt', data: note, centralExtra: Buffer.concat([mtime, mtime])}))
+  }},
+  {name: 'extra-field-leftover', description: '3 bytes after the last extra field of a central record', code: 'archive-malformed', reason: 'extra-field-invalid', build: () => buildZip(plugin({name: 'notes.txt', data: note, centralExtra: Buffer.concat([extraField(0x5455, Buffer.from([1, 0, 0, 0, 0x60])), Buffer.from('abc')])}))},
+
   // Fifield bombs and overlaps.
   {name: 'overlapping-entries', description: 'a stored entry whose data quotes the next entry whole', code: 'archive-malformed', reason: 'overlapping-entries', build: () => {
     const inner = {name: 'inner.txt', data: note}
@@ -495,7 +541,7 @@ const definitions: CaseDefinition[] = [
   }},
   {name: 'deflate-trailing-bytes', description: 'a deflate stream that ends before the declared compressed size', code: 'archive-malformed', reason: 'deflate-length-mismatch', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: text, payload: Buffer.concat([zlib.deflateRawSync(text), Buffer.from('hidden!')])}))},
   {name: 'deflate-invalid', description: 'bytes that are not a deflate stream', code: 'archive-malformed', reason: 'deflate-invalid', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: note, payload: Buffer.alloc(32, 0xff)}))},
-  {name: 'declared-size-lies', description: 'an entry declaring 1,000 bytes that inflates to 1 MiB', code: 'archive-malformed', reason: 'entry-larger-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', payload: deflateZeros(MiB), crc: crcOfZeros(1000), uncompressedSize: 1000}))},
+  {name: 'declared-size-lies', description: 'an entry declaring 100,000 bytes that inflates to 1 MiB', code: 'archive-malformed', reason: 'entry-larger-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', payload: deflateZeros(MiB), crc: crcOfZeros(100_000), uncompressedSize: 100_000}))},
   {name: 'declared-size-short', description: 'an entry declaring more bytes than it inflates to', code: 'archive-malformed', reason: 'entry-smaller-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: note, uncompressedSize: note.length + 100}))},
 
   // DESIGN §5.1: names.

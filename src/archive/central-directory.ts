@@ -1,23 +1,25 @@
 import type {Entry, ZipFile} from 'yauzl'
+import type {EndRecord} from './end-record.js'
+import {checkDeclaredData} from './entry-data.js'
 import {ArchiveError} from './errors.js'
+import {checkExtraFields} from './extra-fields.js'
+import type {ArchiveFileReader} from './file-reader.js'
 import {SizeTally, checkCompressionRatio} from './limits.js'
 import {EntryNameRegistry} from './names.js'
 import {checkEntryPath, describeEntryPathProblem, quoteName} from './path-policy.js'
 import type {ArchiveEntry, ArchiveLimits} from './types.js'
-import type {EndRecord} from './end-record.js'
-import {readAt} from './fd.js'
 
 /** One central-directory record that passed every check that needs no other bytes of the file. */
 export interface CentralRecord {
   name: string
   nameRaw: Buffer
   flags: number
-  method: number
+  method: 0 | 8
   crc32: number
   compressedSize: number
   uncompressedSize: number
   localHeaderOffset: number
-  /** The file entry handed out to callers; null for a directory entry (ignored, DESIGN §5.1). */
+  /** The file entry handed out to callers; null for a directory entry, which is not handed out (its data is checked on opening). */
   entry: ArchiveEntry | null
 }
 
@@ -25,8 +27,10 @@ const flagEncrypted = 0x0001
 const flagStrongEncryption = 0x0040
 const flagEncryptedCentralDirectory = 0x2000
 const flagUtf8 = 0x0800
-const extraZip64 = 0x0001
-const extraUnicodePath = 0x7075
+// Deflate options (bits 1-2), data descriptor (bit 3), UTF-8 names (bit 11): every other bit is reserved
+// for features no artifact uses (enhanced deflating, patched data, PKWARE's own) or is encryption.
+const flagsUnderstood = 0x0002 | 0x0004 | 0x0008 | flagUtf8
+const centralRecordSize = 46
 const hostUnix = 3
 const hostOsx = 19
 // 7-Zip marks Unix mode bits in the high half with this MS-DOS attribute bit, whatever the host.
@@ -46,14 +50,15 @@ const typeDirectory = 0o040000
 const strictUtf8 = new TextDecoder('utf-8', {fatal: true})
 
 /**
- * Reads every central-directory record through yauzl and judges each before any byte is inflated
- * (DESIGN §5.1–5.3): encryption, method, ZIP64 and Unicode-path extra fields, the path policy,
- * Unix file types, declared sizes against the limits, duplicate and colliding names; then that the
- * records fill the central directory exactly and that the declared total respects the ratio.
+ * Reads every central-directory record through yauzl and judges each before any byte is inflated:
+ * encryption and flags, method, extra fields, comment, disk, the path policy, Unix file types,
+ * declared sizes against the limits and against what their data may hold, duplicate and colliding
+ * names; then that the records fill the central directory exactly and that the declared total
+ * respects the ratio. `reader` serves the record bytes yauzl does not hand out.
  */
 export async function readCentralDirectory(
   zipfile: ZipFile,
-  fd: number,
+  reader: ArchiveFileReader,
   end: EndRecord,
   archiveBytes: number,
   limits: ArchiveLimits,
@@ -64,8 +69,9 @@ export async function readCentralDirectory(
   let directoryBytes = 0
   try {
     for await (const raw of zipfile.eachEntry()) {
-      directoryBytes += 46 + raw.fileNameLength + raw.extraFieldLength + raw.fileCommentLength
-      const record = judgeRecord(raw)
+      const fixed = await reader.bytesAt(end.centralDirectoryOffset + directoryBytes, centralRecordSize)
+      directoryBytes += centralRecordSize + raw.fileNameLength + raw.extraFieldLength + raw.fileCommentLength
+      const record = judgeRecord(raw, fixed)
       if (record.entry !== null) {
         sizes.add(record.name, record.uncompressedSize)
         names.add(record.name)
@@ -74,7 +80,7 @@ export async function readCentralDirectory(
     }
   } catch (error) {
     if (error instanceof ArchiveError) throw error
-    throw fromYauzlError(error, await nameOfRecordAt(fd, end.centralDirectoryOffset + directoryBytes))
+    throw fromYauzlError(error, await nameOfRecordAt(reader, end.centralDirectoryOffset + directoryBytes))
   }
   if (directoryBytes !== end.centralDirectorySize) {
     throw new ArchiveError(
@@ -87,11 +93,19 @@ export async function readCentralDirectory(
   return records
 }
 
-function judgeRecord(raw: Entry): CentralRecord {
+/** Judges one record; `fixed` is its 46 fixed bytes as they lie in the file. */
+function judgeRecord(raw: Entry, fixed: Buffer): CentralRecord {
   const name = raw.fileName
   const flags = raw.generalPurposeBitFlag
   if (flags & (flagEncrypted | flagStrongEncryption | flagEncryptedCentralDirectory)) {
     throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} is encrypted.`, {reason: 'encrypted', entry: name})
+  }
+  if (flags & ~flagsUnderstood) {
+    throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} sets general-purpose flag bits 0x${(flags & ~flagsUnderstood).toString(16)}, which no artifact uses.`, {
+      reason: 'unsupported-flags',
+      entry: name,
+      flags,
+    })
   }
   if (raw.compressionMethod !== 0 && raw.compressionMethod !== 8) {
     throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} uses compression method ${raw.compressionMethod}; only stored (0) and deflate (8) are read.`, {
@@ -100,7 +114,19 @@ function judgeRecord(raw: Entry): CentralRecord {
       method: raw.compressionMethod,
     })
   }
-  checkExtraFields(raw.extraFields, name)
+  checkExtraFields(raw.extraFieldRaw, name, 'central')
+  // The archive comment is refused in the end record; an entry's comment is free text just the same.
+  if (raw.fileCommentLength !== 0) {
+    throw new ArchiveError('archive-malformed', `Entry ${quoteName(name)} carries a ${raw.fileCommentLength}-byte comment; artifacts carry none.`, {
+      reason: 'entry-comment',
+      entry: name,
+      bytes: raw.fileCommentLength,
+    })
+  }
+  const disk = fixed.readUInt16LE(34)
+  if (disk !== 0) {
+    throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} starts on disk ${disk}; artifacts are single-disk archives.`, {reason: 'multi-disk', entry: name, disk})
+  }
   if (raw.compressedSize === 0xffffffff || raw.uncompressedSize === 0xffffffff || raw.relativeOffsetOfLocalHeader === 0xffffffff) {
     throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} defers its sizes or offset to ZIP64 fields.`, {reason: 'zip64', entry: name})
   }
@@ -118,14 +144,9 @@ function judgeRecord(raw: Entry): CentralRecord {
 
   const mode = unixMode(raw)
   checkFileType(name, mode, isDirectory)
-  if (isDirectory && raw.uncompressedSize !== 0) {
-    throw new ArchiveError('archive-malformed', `Directory entry ${quoteName(name)} declares ${raw.uncompressedSize} bytes of content.`, {
-      reason: 'directory-entry-with-data',
-      entry: name,
-    })
-  }
-
   const method = raw.compressionMethod as 0 | 8
+  checkDeclaredData({name, method, crc32: raw.crc32, compressedSize: raw.compressedSize, uncompressedSize: raw.uncompressedSize}, isDirectory)
+
   return {
     name,
     nameRaw: raw.fileNameRaw,
@@ -138,22 +159,6 @@ function judgeRecord(raw: Entry): CentralRecord {
     entry: isDirectory
       ? null
       : {name, method, compressedSize: raw.compressedSize, uncompressedSize: raw.uncompressedSize, crc32: raw.crc32, mode},
-  }
-}
-
-/** Refuses the extra fields that change how an entry must be read (shared with the local-header check). */
-export function checkExtraFields(fields: readonly {id: number}[], name: string): void {
-  for (const field of fields) {
-    if (field.id === extraZip64) {
-      throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} carries a ZIP64 extra field; ZIP64 archives are not accepted.`, {reason: 'zip64', entry: name})
-    }
-    // The Info-ZIP Unicode-path field gives an entry a second name, which readers disagree on.
-    if (field.id === extraUnicodePath) {
-      throw new ArchiveError('archive-unsupported', `Entry ${quoteName(name)} carries an Info-ZIP Unicode-path extra field (0x7075), which gives it a second name.`, {
-        reason: 'unicode-path-extra',
-        entry: name,
-      })
-    }
   }
 }
 
@@ -220,11 +225,11 @@ function fromYauzlError(error: unknown, entry: string | undefined): ArchiveError
 }
 
 /** The name of the central-directory record at `offset`, for messages about a record yauzl refused; undefined when unreadable. */
-async function nameOfRecordAt(fd: number, offset: number): Promise<string | undefined> {
+async function nameOfRecordAt(reader: ArchiveFileReader, offset: number): Promise<string | undefined> {
   try {
-    const header = await readAt(fd, 46, offset)
-    if (header.length < 46 || header.readUInt32LE(0) !== 0x02014b50) return undefined
-    const raw = await readAt(fd, header.readUInt16LE(28), offset + 46)
+    const header = await reader.bytesAt(offset, centralRecordSize)
+    if (header.length < centralRecordSize || header.readUInt32LE(0) !== 0x02014b50) return undefined
+    const raw = await reader.bytesAt(offset + centralRecordSize, header.readUInt16LE(28))
     return header.readUInt16LE(8) & flagUtf8 ? raw.toString('utf8') : raw.toString('latin1')
   } catch {
     return undefined

@@ -184,6 +184,6 @@ function readError(entry: ArchiveEntry, error: Error): ArchiveError {
   return new ArchiveError('unreadable', `Entry ${quoteName(entry.name)} could not be read: ${error.message}`, {reason: 'io-error', entry: entry.name}, {cause: error})
 }
 
-function hex32(value: number): string {
+export function hex32(value: number): string {
   return `0x${value.toString(16).padStart(8, '0')}`
 }

@@ -8,9 +8,11 @@ import type {EntryPathProblem} from './path-policy.js'
  * - `unsafe-entry`: an entry breaks the path policy or is a symlink, FIFO, socket or device (§5.1).
  * - `limit-exceeded`: a limit of §5.2 is broken, declared or real.
  * - `archive-malformed`: the structure lies (§5.3): stray bytes, headers that disagree, overlaps,
- *   CRC or size lies, duplicate or colliding names.
+ *   CRC or size lies, duplicate or colliding names, or it holds bytes no header accounts for (entry
+ *   comments, extra fields outside their layout, data in a directory entry, padded deflate streams).
  * - `archive-unsupported`: well-formed but outside what we read: ZIP64, encryption, methods other
- *   than stored/deflate, the Info-ZIP Unicode-path extra field, multi-disk archives.
+ *   than stored/deflate, reserved flag bits, extra fields other than the timestamp and owner fields
+ *   common writers add (the Info-ZIP Unicode-path field included), multi-disk archives.
  * - `source-changed`: (writer) a file changed between being hashed and being written.
  * - `output-exists`: (writer) the output exists and overwriting was not asked for.
  * - `write-failed`: (writer) the output or a source could not be written or read.
@@ -60,6 +62,9 @@ export type ArchiveErrorReason =
   | 'central-directory-invalid'
   | 'central-directory-misplaced'
   | 'extra-field-invalid'
+  | 'extra-field-duplicate'
+  | 'extra-field-layout'
+  | 'entry-comment'
   | 'local-header-invalid'
   | 'local-header-name-mismatch'
   | 'local-header-method-mismatch'
@@ -69,6 +74,7 @@ export type ArchiveErrorReason =
   | 'data-descriptor-mismatch'
   | 'stored-size-mismatch'
   | 'directory-entry-with-data'
+  | 'deflate-expansion'
   | 'overlapping-entries'
   | 'gap-between-entries'
   // archive-malformed: names
@@ -87,6 +93,8 @@ export type ArchiveErrorReason =
   | 'encrypted'
   | 'unsupported-method'
   | 'unicode-path-extra'
+  | 'extra-field-unknown'
+  | 'unsupported-flags'
   | 'multi-disk'
   // writer
   | 'size-changed'

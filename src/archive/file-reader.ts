@@ -25,6 +25,13 @@ export class ArchiveFileReader extends yauzl.RandomAccessReader {
     this.#cacheStart = start
   }
 
+  /** `length` bytes at `position` (fewer at the end of the file), from the cached central directory when they lie in it. */
+  async bytesAt(position: number, length: number): Promise<Buffer> {
+    const from = position - this.#cacheStart
+    if (from >= 0 && from + length <= this.#cache.length) return this.#cache.subarray(from, from + length)
+    return readAt(this.#fd, length, position)
+  }
+
   /** Releases the cached central directory once yauzl has read it. */
   dropCache(): void {
     this.#cache = Buffer.alloc(0)

@@ -1,7 +1,8 @@
-import yauzl from 'yauzl'
-import {checkExtraFields, type CentralRecord} from './central-directory.js'
+import type {CentralRecord} from './central-directory.js'
 import {zipSignature, type EndRecord} from './end-record.js'
+import {DirectoryDataCheck} from './entry-data.js'
 import {ArchiveError} from './errors.js'
+import {checkExtraFields} from './extra-fields.js'
 import {readAt} from './fd.js'
 import {quoteName} from './path-policy.js'
 
@@ -24,21 +25,23 @@ interface Span {
 
 /**
  * Reads every local header and proves the file holds nothing but the entries the central directory
- * lists, back to back (DESIGN §5.3): each local header agrees with its central record (name,
- * method, flags, CRC and sizes, or its data descriptor does), no entry overlaps another (Fifield
- * bombs), the first starts at byte 0 and the last ends where the central directory starts.
- * Returns each record's file-data offset, in record order.
+ * lists, back to back: each local header agrees with its central record (name, method, flags, CRC
+ * and sizes, or its data descriptor does) and carries only the extra fields allowed, a deflated
+ * directory entry's data is an empty deflate stream, no entry overlaps another (Fifield bombs), the
+ * first starts at byte 0 and the last ends where the central directory starts. Returns each
+ * record's file-data offset, in record order.
  */
 export async function checkLocalHeaders(fd: number, records: readonly CentralRecord[], end: EndRecord): Promise<number[]> {
   const spans = new Array<Span>(records.length)
   const failures = new Map<number, unknown>()
+  const directories = new DirectoryDataCheck()
   let next = 0
   // Workers never throw: every read settles before the caller may close the descriptor.
   const worker = async (): Promise<void> => {
     while (next < records.length) {
       const index = next++
       try {
-        spans[index] = await readSpan(fd, records[index]!, end.centralDirectoryOffset)
+        spans[index] = await readSpan(fd, records[index]!, end.centralDirectoryOffset, directories)
       } catch (error) {
         failures.set(index, error)
       }
@@ -51,7 +54,7 @@ export async function checkLocalHeaders(fd: number, records: readonly CentralRec
   return spans.map((span) => span.dataStart)
 }
 
-async function readSpan(fd: number, record: CentralRecord, limit: number): Promise<Span> {
+async function readSpan(fd: number, record: CentralRecord, limit: number, directories: DirectoryDataCheck): Promise<Span> {
   const {name} = record
   const start = record.localHeaderOffset
   const room = limit - start
@@ -95,16 +98,15 @@ async function readSpan(fd: number, record: CentralRecord, limit: number): Promi
   if (!agrees(compressed, record.compressedSize)) throw mismatch(name, 'local-header-size-mismatch', 'compressed size', compressed, record.compressedSize)
   const uncompressed = header.readUInt32LE(22)
   if (!agrees(uncompressed, record.uncompressedSize)) throw mismatch(name, 'local-header-size-mismatch', 'uncompressed size', uncompressed, record.uncompressedSize)
-  let extraFields: {id: number}[]
-  try {
-    extraFields = yauzl.parseExtraFields(header.subarray(localHeaderSize + nameLength, headerLength))
-  } catch (error) {
-    throw new ArchiveError('archive-malformed', `The local header of entry ${quoteName(name)} has extra fields that overrun their declared length.`, {reason: 'extra-field-invalid', entry: name}, {cause: error})
-  }
-  checkExtraFields(extraFields, name)
+  checkExtraFields(header.subarray(localHeaderSize + nameLength, headerLength), name, 'local')
 
   const dataStart = start + headerLength
   const dataEnd = dataStart + record.compressedSize
+  // A directory's few data bytes usually came with the header; data running past the entries is left to the layout check.
+  if (record.entry === null && record.compressedSize > 0 && dataEnd <= limit) {
+    const inHeader = headerLength + record.compressedSize <= header.length
+    directories.check(name, inHeader ? header.subarray(headerLength, headerLength + record.compressedSize) : await readAt(fd, record.compressedSize, dataStart))
+  }
   const descriptor = hasDescriptor ? await descriptorLength(fd, record, dataEnd, limit) : 0
   return {record, start, dataStart, end: dataEnd + descriptor}
 }

@@ -23,12 +23,13 @@ export interface OpenArchiveOptions {
 const digestParallelism = 4
 
 /**
- * Opens a `.svcPlugin` archive through every check of DESIGN §5 that can be made before a byte is
+ * Opens a `.svcPlugin` archive through every check that can be made before a file entry's byte is
  * inflated: the end record (no prepended or appended bytes, no comment, no ZIP64, one disk), the
- * entry count and archive size, every central-directory record (§5.1 paths and file types,
- * encryption, methods, extra fields, declared sizes and ratio, duplicate and colliding names), then
- * every local header against its record and the layout (no overlap, no gap). Entry bytes are
- * checked while they stream. Throws an {@link ArchiveError}.
+ * entry count and archive size, every central-directory record (paths and file types, encryption and
+ * flags, methods, extra fields, comments, declared sizes and ratio, duplicate and colliding names),
+ * then every local header against its record, the few bytes a deflated directory entry may hold, and
+ * the layout (no overlap, no gap). File entry bytes are checked while they stream. Throws an
+ * {@link ArchiveError}.
  */
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StrictArchive> {
   const limits = resolveLimits(options.limits)
@@ -53,7 +54,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
       strictFileNames: true,
       decodeStrings: true,
     })
-    const records = await readCentralDirectory(zipfile, fd, end, stats.size, limits)
+    const records = await readCentralDirectory(zipfile, reader, end, stats.size, limits)
     reader.dropCache()
     const dataStarts = await checkLocalHeaders(fd, records, end)
     return new OpenedArchive(file, stats.size, limits, fd, zipfile, records, dataStarts)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {mkdir, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {finished} from 'node:stream/promises'
 import {after, before, describe, it} from 'node:test'
@@ -8,6 +8,7 @@ import {ArchiveError} from '../../src/archive/errors.js'
 import {openArchive} from '../../src/archive/reader.js'
 import type {StrictArchive} from '../../src/archive/types.js'
 import {writeArchive} from '../../src/archive/writer.js'
+import {splitZip} from '../helpers/zip-splice.js'
 import {fileEntries, makeTempDir, rejectionOf, sha256OfFile, writeTree} from './support.js'
 
 const tree: Record<string, string | Buffer> = {
@@ -158,26 +159,56 @@ describe('closing an archive', () => {
   })
 })
 
-describe('an archive written by zip -r', {skip: spawnSync('zip', ['-v']).status !== 0}, () => {
-  it('ignores its directory entries and reads its files', async () => {
-    const temp = await makeTempDir('zip')
-    try {
-      const source = path.join(temp.dir, 'src')
-      await writeTree(source, {'a.txt': 'hello\n', 'sub/deeper/b.txt': 'x'.repeat(10_000)})
-      const file = path.join(temp.dir, 'z.svcPlugin')
-      assert.equal(spawnSync('zip', ['-q', '-r', '-X', file, '.'], {cwd: source}).status, 0)
-      const archive = await openArchive(file)
-      try {
-        assert.deepEqual(archive.entries.map((entry) => entry.name).sort(), ['a.txt', 'sub/deeper/b.txt'])
-        const digests = await archive.digestEntries()
-        assert.equal(digests.get('sub/deeper/b.txt')?.sha256, await sha256OfFile(path.join(source, 'sub/deeper/b.txt')))
-      } finally {
-        await archive.close()
-      }
-    } finally {
-      await temp.remove()
+/** The extra-field ids of every header of `zip`, central and local. */
+function extraFieldIds(zip: Buffer): Set<number> {
+  const ids = new Set<number>()
+  for (const record of splitZip(zip)) {
+    for (const area of [record.centralExtra, record.localExtra]) {
+      for (let at = 0; at + 4 <= area.length; at += 4 + area.readUInt16LE(at + 2)) ids.add(area.readUInt16LE(at))
     }
-  })
+  }
+  return ids
+}
+
+describe('archives written by the standard tools', () => {
+  const tools: {name: string; available: boolean; args: (file: string) => [string, string[]]; extraFields: number[]}[] = [
+    // Info-ZIP writes the extended timestamp (0x5455) and Unix owner (0x7875) fields, stored directories.
+    {name: 'zip -r', available: spawnSync('zip', ['-v']).status === 0, args: (file) => ['zip', ['-q', '-r', file, '.']], extraFields: [0x5455, 0x7875]},
+    {name: 'python3 -m zipfile -c', available: spawnSync('python3', ['-c', 'import zipfile']).status === 0, args: (file) => ['python3', ['-m', 'zipfile', '-c', file, 'a.txt', 'sub']], extraFields: []},
+    // bsdtar writes all three timestamps in both headers and data descriptors.
+    {name: 'bsdtar --format zip', available: spawnSync('bsdtar', ['--version']).status === 0, args: (file) => ['bsdtar', ['--format', 'zip', '-cf', file, 'a.txt', 'sub']], extraFields: [0x5455, 0x7875]},
+    // 7-Zip writes the NTFS times field (0x000a).
+    {name: '7z a -tzip', available: spawnSync('7z', ['i']).status === 0, args: (file) => ['7z', ['a', '-bd', '-tzip', file, 'a.txt', 'sub']], extraFields: [0x000a]},
+  ]
+  const tree = {'a.txt': 'hello\n', 'sub/deeper/b.txt': 'x'.repeat(10_000), 'sub/random.bin': Buffer.from(Array.from({length: 5000}, (_, i) => (i * 7919) % 251))}
+
+  for (const tool of tools) {
+    it(`opens an archive written by ${tool.name}, directory entries included, and reads its files`, {skip: !tool.available && `${tool.name} is not installed`}, async () => {
+      const temp = await makeTempDir('tools')
+      try {
+        const source = path.join(temp.dir, 'src')
+        await writeTree(source, tree)
+        const file = path.join(temp.dir, 'tool.svcPlugin')
+        const [command, args] = tool.args(file)
+        const run = spawnSync(command, args, {cwd: source, encoding: 'utf8'})
+        assert.equal(run.status, 0, run.stderr)
+        const bytes = await readFile(file)
+        const names = splitZip(bytes).map((record) => record.name.toString('utf8'))
+        assert.ok(names.includes('sub/') && names.includes('sub/deeper/'), `directory entries: ${names.join(', ')}`)
+        assert.deepEqual([...extraFieldIds(bytes)].sort(), [...tool.extraFields].sort())
+        const archive = await openArchive(file)
+        try {
+          assert.deepEqual(archive.entries.map((entry) => entry.name).sort(), ['a.txt', 'sub/deeper/b.txt', 'sub/random.bin'])
+          const digests = await archive.digestEntries()
+          for (const name of Object.keys(tree)) assert.equal(digests.get(name)?.sha256, await sha256OfFile(path.join(source, name)), name)
+        } finally {
+          await archive.close()
+        }
+      } finally {
+        await temp.remove()
+      }
+    })
+  }
 })
 
 describe('a file that cannot be an archive', () => {

@@ -286,7 +286,8 @@ describe('a failure during extraction', () => {
       const dataRoot = path.join(dir, 'data')
       await install(await writeArtifact(path.join(dir, 'v1.svcPlugin'), {id, version: '1.0.0'}), options(dataRoot))
       const liar = await writeArtifact(path.join(dir, 'liar.svcPlugin'), {id, version: '2.0.0', payload: {'runtimes/linux-x64/heavy': 'ELF', 'data/a.bin': randomBytes(3 * MiB), 'data/z.txt': 'z'.repeat(4 * MiB)}})
-      await patchDeclaredSize(liar, 'data/z.txt', 1000)
+      // Large enough for its deflate stream of a few KB to be plausible, so the lie shows only while extracting.
+      await patchDeclaredSize(liar, 'data/z.txt', 100_000)
       const before = await snapshotTree(dataRoot, {exclude: outsideStaging})
       let staged = 0
       await assert.rejects(
