@@ -1,6 +1,7 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {isSvcPluginError, removeTemporaryFilesSync} from '../src/index.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
+import {io} from './io.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -34,7 +35,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {
         removeTemporaryFilesSync()
-        process.stderr.write(`\ncancelled (${signal}).\n`)
+        io.stderr.write(`\ncancelled (${signal}).\n`)
         process.exit(ExitCode.cancelled)
       })
     }
@@ -55,13 +56,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Writes a line to stdout (the result channel). */
   protected out(text: string): void {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+    io.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
   /** Writes a line to stderr unless --quiet (progress, notes, warnings). */
   protected note(text: string): void {
     if (this.flags?.quiet) return
-    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+    io.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
   /** Prints a value as indented JSON on stdout. */
@@ -85,7 +86,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected fail(code: string, message: string, status: ExitCode, options: {details?: Readonly<Record<string, unknown>>; extra?: Record<string, unknown>; text?: string} = {}): never {
     if (this.wantsJson) this.outJson(errorDocument(code, message, options.details, options.extra))
-    process.stderr.write(`error ${code}: ${message}\n${options.text ?? ''}`)
+    io.stderr.write(`error ${code}: ${message}\n${options.text ?? ''}`)
     this.exit(status)
   }
 
@@ -99,7 +100,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (error instanceof Errors.ExitError) throw error
     if (isSvcPluginError(error)) this.fail(error.code, error.message, exitCodeFor(error), {details: error.details})
     if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
-    if (process.env.DEBUG) process.stderr.write(`${error.stack ?? ''}\n`)
+    if (process.env.DEBUG) io.stderr.write(`${error.stack ?? ''}\n`)
     this.fail('internal-error', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
   }
 }

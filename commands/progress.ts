@@ -1,3 +1,4 @@
+import {io} from './io.js'
 /** A one-line progress bar on stderr, drawn only when stderr is a terminal. */
 export interface ProgressBar {
   update(done: number, total: number, detail: string): void
@@ -8,7 +9,7 @@ const width = 28
 
 /** Returns a bar for `label`, or one that draws nothing when stderr is not a TTY or `enabled` is false. */
 export function progressBar(label: string, enabled: boolean): ProgressBar {
-  if (!enabled || !process.stderr.isTTY) return {update() {}, finish() {}}
+  if (!enabled || !io.stderr.isTTY) return {update() {}, finish() {}}
   let drawn = false
   let last = 0
   return {
@@ -18,11 +19,11 @@ export function progressBar(label: string, enabled: boolean): ProgressBar {
       last = now
       const ratio = total === 0 ? 1 : Math.min(1, done / total)
       const filled = Math.round(ratio * width)
-      process.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${detail}\x1b[K`)
+      io.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${detail}\x1b[K`)
       drawn = true
     },
     finish() {
-      if (drawn) process.stderr.write('\r\x1b[K')
+      if (drawn) io.stderr.write('\r\x1b[K')
     },
   }
 }

@@ -1,5 +1,6 @@
 import {BaseCommand} from './base.js'
 import {manifestSchemaText} from '../src/index.js'
+import {io} from './io.js'
 
 export default class Schema extends BaseCommand<typeof Schema> {
   static override summary = 'Print the manifest JSON schema.'
@@ -11,6 +12,6 @@ export default class Schema extends BaseCommand<typeof Schema> {
 
   async run(): Promise<void> {
     // Exactly the file's bytes: no newline added, no re-serialisation.
-    process.stdout.write(manifestSchemaText())
+    io.stdout.write(manifestSchemaText())
   }
 }

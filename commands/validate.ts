@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
 import {colorEnabled, levels, renderReport, reportFormats, validatePath} from '../src/index.js'
+import {io} from './io.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check a plugin manifest, a plugin folder or an artifact and report every problem.'
@@ -49,11 +50,11 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
     if (format === 'json') this.flags.json = true
     const report = await validatePath({manifest, directory, artifact, path: PATH}, level === undefined ? {} : {level})
     const text = renderReport(report, format, {
-      color: colorEnabled({isTTY: process.stdout.isTTY, env: process.env, noColor: this.flags['no-color']}),
+      color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']}),
       errorsOnly: quiet,
       toolVersion: this.config.version,
     })
-    process.stdout.write(text)
+    io.stdout.write(text)
     this.setExit(report.valid ? ExitCode.success : ExitCode.invalid)
   }
 }

@@ -13,7 +13,7 @@ import {readPrivateKeyFile, readPublicKeyFile} from '../src/pki/keys.js'
 import {readTrustStore} from '../src/pki/trust.js'
 import {readRevocationList} from '../src/revocation/files.js'
 import {validatePath} from '../src/validate/validate-path.js'
-import {runCli, tempDir} from './helpers/cli.js'
+import {spawnCli, tempDir} from './helpers/cli.js'
 import {writeArtifact} from './install/helpers/artifacts.js'
 
 /** Rejects with a SvcPluginError of `code` (and at once: a reader that waits on a FIFO never settles, and the test times out). */
@@ -68,7 +68,7 @@ describe('a FIFO (or any non-regular file) given where a file belongs is refused
     await refusedWith(openArtifact('/dev/zero'), 'not-an-artifact')
   })
   it('ends the command at once with exit 3 and one error line', async () => {
-    const result = await runCli(['validate', fifo])
+    const result = await spawnCli(['validate', fifo])
     assert.equal(result.status, 3)
     assert.match(result.stderr, /^error unreadable: .*input\.fifo is a FIFO \(named pipe\), not a regular file\.\n$/)
   })

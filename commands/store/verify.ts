@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../src/index.js'
+import {io} from '../io.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
@@ -40,7 +41,7 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
       allowStaleRevocations,
     })
     if (json) this.outJson(report)
-    else if (!quiet || !report.accepted) this.out(renderUploadText(report, {color: colorEnabled({isTTY: process.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
+    else if (!quiet || !report.accepted) this.out(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
     this.setExit(exitStatus(report))
   }
 }

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {inspect} from '../../src/inspect/inspect.js'
 import {pack} from '../../src/pack/pack.js'
-import {runCli, runCliJson, tempDir, type CliResult} from '../helpers/cli.js'
+import {runCli, runCliJson, spawnCli, tempDir, type CliResult} from '../helpers/cli.js'
 import {describedManifest, describedPayload, signatureCases} from '../inspect/support.js'
 import {copyExample, exampleId, writeArtifact} from '../pack/support.js'
 
@@ -199,7 +199,7 @@ describe('svc-plugin inspect', () => {
   })
 
   it('--help lists every flag', async () => {
-    const result = await runCli(['inspect', '--help'])
+    const result = await spawnCli(['inspect', '--help'])
     assert.equal(result.status, 0)
     for (const flag of ['--json', '-q, --quiet', '--no-color']) assert.ok(result.stdout.includes(flag), flag)
     assert.match(result.stdout, /SUBJECT/)

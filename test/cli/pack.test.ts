@@ -6,7 +6,7 @@ import {after, before, describe, it} from 'node:test'
 import {ExitCode, exitCodeFor} from '../../commands/exit-codes.js'
 import {PackError, type PackErrorCode} from '../../src/pack/errors.js'
 import {pack} from '../../src/pack/pack.js'
-import {cliPath, runCli, runCliJson, tempDir, type CliResult} from '../helpers/cli.js'
+import {cliPath, runCli, runCliJson, spawnCli, tempDir, type CliResult} from '../helpers/cli.js'
 import {copyExample, editManifest, exampleId, exampleVersion, listFiles, pythonZipInfo, sha256sum, writeTree} from '../pack/support.js'
 
 const artifactName = `${exampleId}-${exampleVersion}.svcPlugin`
@@ -269,7 +269,7 @@ describe('svc-plugin pack', () => {
   })
 
   it('--help lists every flag', async () => {
-    const result = await runCli(['pack', '--help'])
+    const result = await spawnCli(['pack', '--help'])
     assert.equal(result.status, 0)
     for (const flag of ['-o, --output=<value>', '-f, --force', '--dry-run', '--json', '-q, --quiet', '--no-color']) {
       assert.ok(result.stdout.includes(flag), `--help does not list ${flag}:\n${result.stdout}`)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {describe, it} from 'node:test'
-import {runCli} from '../helpers/cli.js'
+import {runCli, spawnCli} from '../helpers/cli.js'
 import {repoRoot} from '../fixtures/corpus.js'
 
 describe('svc-plugin schema', () => {
@@ -25,7 +25,7 @@ describe('svc-plugin schema', () => {
   })
 
   it('has --help with a description and an example', async () => {
-    const result = await runCli(['schema', '--help'])
+    const result = await spawnCli(['schema', '--help'])
     assert.equal(result.status, 0)
     assert.match(result.stdout, /Print the manifest JSON schema/)
     assert.match(result.stdout, /svc-plugin schema > manifest\.schema\.json/)

@@ -3,7 +3,7 @@ import {spawnSync} from 'node:child_process'
 import {readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {cliPath, runCli, tempDir, type CliResult} from '../helpers/cli.js'
+import {cliPath, runCli, spawnCli, tempDir, type CliResult} from '../helpers/cli.js'
 import {casePath, comparable, corpusDir, loadCases, repoRoot, type CorpusCase} from '../fixtures/corpus.js'
 import {assertValidSarif} from '../report/sarif-schema.js'
 
@@ -300,7 +300,7 @@ describe('svc-plugin validate', () => {
 
   describe('--help', () => {
     it('describes the command, every flag and the examples', async () => {
-      const result = await runCli(['validate', '--help'])
+      const result = await spawnCli(['validate', '--help'])
       assert.equal(result.status, 0)
       for (const flag of ['--manifest', '--directory', '--artifact', '--level', '--format', '--json', '--quiet', '--no-color']) {
         assert.ok(result.stdout.includes(flag), `--help does not mention ${flag}`)

@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import {Config, run} from '@oclif/core'
+import {io} from '../../commands/io.js'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -51,24 +52,30 @@ let loadedConfig: Promise<Config> | undefined
 
 /**
  * Runs `svc-plugin <args>` in this process, through the same oclif configuration and command classes as
- * the binary, capturing what it writes to stdout and stderr and the exit status it ends with. Commands run
- * one at a time (each test file is its own process, and its tests run in turn). Use {@link spawnCli} where
+ * the binary, taking what the command writes to its stdout and stderr channels (commands/io.ts) and the exit
+ * status it ends with. Commands run one at a time (each test file is its own process, and its tests run in
+ * turn). What oclif itself prints (help, version) is not taken: use {@link spawnCli} for those, and where
  * the process itself is the point.
  */
-export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   if (options.input !== undefined) return spawnCli(args, options)
+  // One command at a time: they share the process's working directory, environment and exit code.
+  const result = queue.then(() => runInProcess(args, options))
+  queue = result.then(
+    () => undefined,
+    () => undefined,
+  )
+  return result
+}
+
+let queue: Promise<void> = Promise.resolve()
+
+async function runInProcess(args: string[], options: CliOptions): Promise<CliResult> {
   loadedConfig ??= Config.load({root: repoRoot})
   const config = await loadedConfig
   const stdout: string[] = []
   const stderr: string[] = []
-  const writes = {out: process.stdout.write, err: process.stderr.write}
-  const capture = (sink: string[]) =>
-    ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
-      sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
-      const done = typeof encoding === 'function' ? encoding : callback
-      if (typeof done === 'function') process.nextTick(done as () => void)
-      return true
-    }) as typeof process.stdout.write
+  const channels = {stdout: io.stdout, stderr: io.stderr}
   const cwd = process.cwd()
   const env = {...process.env}
   const listeners = {SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM')}
@@ -76,8 +83,8 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   process.exitCode = undefined
   Object.assign(process.env, {NO_COLOR: '1'}, options.env)
   if (options.cwd !== undefined) process.chdir(options.cwd)
-  process.stdout.write = capture(stdout)
-  process.stderr.write = capture(stderr)
+  io.stdout = {write: (text: string) => stdout.push(text), isTTY: false}
+  io.stderr = {write: (text: string) => stderr.push(text), isTTY: false}
   let status: number
   try {
     await run(args, config)
@@ -87,8 +94,8 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     if (typeof exit !== 'number') throw error
     status = exit
   } finally {
-    process.stdout.write = writes.out
-    process.stderr.write = writes.err
+    io.stdout = channels.stdout
+    io.stderr = channels.stderr
     process.chdir(cwd)
     for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key]
     Object.assign(process.env, env)

@@ -1,7 +1,7 @@
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {artifactDigestOf} from '../../src/signing/artifact-digest.js'
+import {artifactDigestOf} from '../../src/artifact/artifact-digest.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import {writeArtifact} from './artifacts.js'
 import {testNow} from './pki.js'
