@@ -24,7 +24,7 @@ export function warningLine(item: InstallWarning): string {
   return `warning ${item.code}: ${item.message}${item.blocking ? ' (blocks auto-start)' : ''}`
 }
 
-/** `svc-plugin install <artifact>`: the library `install` behind flags (DESIGN §8, §10). */
+/** `svc-plugin install <artifact>`: the library `install` behind flags. */
 export default class Install extends BaseCommand<typeof Install> {
   static override summary = 'Install a .svcPlugin artifact into a host data root.'
   static override description = `Checks everything before writing anything: the archive (strict reading), the manifest (development level), the expected id and the host compatibility. Then extracts into <data-root>/plugins/_staging, checks every file against files[] and the signature, and promotes the result into <data-root>/plugins/<id>/versions/<version> with one rename. An unsigned artifact needs --allow-unsigned; a plugin once installed Trusted never accepts an unsigned version.

@@ -5,7 +5,7 @@ import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled,
 
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Verify the signature of a .svcPlugin artifact against a trust store.'
-  static override description = `Runs the checks of DESIGN §7.4 in order and stops at the first failure: the archive, the manifest and its signature trailer, the certificate chain up to a root of the trust store, the certificate's validity at the signing time, every file against files[], the publisher, and the Ed25519 signature over the canonical digest of every byte.
+  static override description = `Runs the verification checks in order and stops at the first failure: the archive, the manifest and its signature trailer, the certificate chain up to a root of the trust store, the certificate's validity at the signing time, every file against files[], the publisher, and the Ed25519 signature over the canonical digest of every byte.
 
 With --revocations, the root-signed revocation list (revocations.json, its revocations.sig beside it) is checked against the trust store first, then applied once the signature is proven: a revoked artifact, key or certificate gives the verdict Revoked (code revoked). A list that does not verify is refused (revocation-list-invalid), and so is one past its nextUpdate (revocation-list-stale) unless --allow-stale-revocations.
 
@@ -52,7 +52,7 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
     this.setExit(exitStatus(result))
   }
 
-  /** `--installed <id>`: re-checks an installed version (DESIGN §8 `verifyInstalled`) instead of an artifact. */
+  /** `--installed <id>`: re-checks an installed version (the library's `verifyInstalled`) instead of an artifact. */
   private async verifyInstalledPlugin(id: string): Promise<void> {
     const {version, trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
     const result = await verifyInstalled(this.flags['data-root'] as string, id, {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: measures svc-plugin against the standard tools named in DESIGN §11, side by
+ * `npm run bench`: measures svc-plugin against the standard tools, side by
  * side and alternating in one run, on a generated ~300 MB / ~2,000-file plugin tree. Prints a
  * table and writes `.bench/results.json`. Never part of the tests: timings on shared machines
  * are noisy, so every figure is a median of several alternating runs.

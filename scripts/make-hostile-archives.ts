@@ -1,5 +1,5 @@
 /**
- * Generates the hostile `.svcPlugin` corpus: one archive per rule of DESIGN §5.1–5.3, each an
+ * Generates the hostile `.svcPlugin` corpus: one archive per rule of the entry-path policy and the strict reader, each an
  * otherwise plausible plugin broken in exactly the way its name says. No library writes such
  * files, so they are built byte by byte here (test tooling: it lives in scripts/, not src/).
  *
@@ -433,7 +433,7 @@ const definitions: CaseDefinition[] = [
     return whole.subarray(0, whole.length >> 1)
   }},
 
-  // DESIGN §5.3: nothing before, after or around the archive.
+  // Strict reading: nothing before, after or around the archive.
   {name: 'prepended-bytes', description: 'a stub glued before the archive, offsets left as they were', code: 'archive-malformed', reason: 'prepended-bytes', build: () => buildZip(plugin(), {prepend: Buffer.from('#!/bin/sh\nexec unzip "$0"\n')})},
   {name: 'prepended-bytes-adjusted', description: 'a stub before the archive with every offset shifted to match (zip -A)', code: 'archive-malformed', reason: 'prepended-bytes', build: () => buildZip(plugin(), {prepend: Buffer.from('MZ self-extractor stub....'), adjustOffsets: true})},
   {name: 'trailing-bytes', description: 'bytes appended after the end record', code: 'archive-malformed', reason: 'trailing-bytes', build: () => buildZip(plugin(), {append: Buffer.from('appended payload')})},
@@ -544,7 +544,7 @@ const definitions: CaseDefinition[] = [
   {name: 'declared-size-lies', description: 'an entry declaring 100,000 bytes that inflates to 1 MiB', code: 'archive-malformed', reason: 'entry-larger-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', payload: deflateZeros(MiB), crc: crcOfZeros(100_000), uncompressedSize: 100_000}))},
   {name: 'declared-size-short', description: 'an entry declaring more bytes than it inflates to', code: 'archive-malformed', reason: 'entry-smaller-than-declared', at: 'read', build: () => buildZip(plugin({name: 'notes.txt', data: note, uncompressedSize: note.length + 100}))},
 
-  // DESIGN §5.1: names.
+  // The entry-path policy: names.
   {name: 'path-traversal-dotdot', description: 'an entry named ../evil.txt', code: 'unsafe-entry', reason: 'parent-segment', build: () => buildZip(named('../evil.txt'))},
   {name: 'path-traversal-inner', description: 'a .. segment inside the path', code: 'unsafe-entry', reason: 'parent-segment', build: () => buildZip(named('assets/../../evil.txt'))},
   {name: 'absolute-path', description: 'an absolute path', code: 'unsafe-entry', reason: 'absolute', build: () => buildZip(named('/etc/cron.d/evil'))},
@@ -567,7 +567,7 @@ const definitions: CaseDefinition[] = [
   {name: 'device-name-with-extension', description: 'a device name with an extension (lpt1.txt)', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('lpt1.txt'))},
   {name: 'invalid-utf8-name', description: 'a name flagged UTF-8 whose bytes are not UTF-8', code: 'unsafe-entry', reason: 'invalid-utf8', build: () => buildZip(named(Buffer.from([0x6e, 0x6f, 0x74, 0x65, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74])))},
 
-  // DESIGN §5.1: file types.
+  // The entry-path policy: file types.
   {name: 'symlink-entry', description: 'a symlink to /etc/passwd', code: 'unsafe-entry', reason: 'symlink', build: () => buildZip(moded(0o120777))},
   {name: 'symlink-7zip', description: 'a symlink in 7-Zip\'s convention (MS-DOS host, Unix bits flagged 0x8000)', code: 'unsafe-entry', reason: 'symlink', build: () => buildZip(moded(0, {versionMadeBy: 20, externalAttributes: ((0o120777 << 16) | 0x8000 | 0x20) >>> 0}))},
   {name: 'fifo-mode', description: 'a FIFO', code: 'unsafe-entry', reason: 'fifo', build: () => buildZip(moded(0o010644))},
@@ -576,7 +576,7 @@ const definitions: CaseDefinition[] = [
   {name: 'block-device', description: 'a block device', code: 'unsafe-entry', reason: 'block-device', build: () => buildZip(moded(0o060644))},
   {name: 'directory-mode-file', description: 'a file entry whose mode says directory', code: 'unsafe-entry', reason: 'not-a-regular-file', build: () => buildZip(moded(0o040755))},
 
-  // DESIGN §5.1: duplicates and collisions.
+  // The entry-path policy: duplicates and collisions.
   {name: 'duplicate-name', description: 'the same name twice', code: 'archive-malformed', reason: 'duplicate-name', build: () => buildZip(plugin({name: 'runtimes/linux-x64/sample', data: Buffer.from('replacement'), mode: 0o100755}))},
   {name: 'case-collision', description: 'README.md and readme.md', code: 'archive-malformed', reason: 'case-collision', build: () => buildZip(plugin({name: 'README.md', data: note}, {name: 'readme.md', data: note}))},
   {name: 'nfc-collision', description: 'café.txt in NFC and in NFD', code: 'archive-malformed', reason: 'nfc-collision', build: () => buildZip(plugin({name: 'caf\u00e9.txt', data: note}, {name: 'cafe\u0301.txt', data: note}))},

@@ -4,7 +4,7 @@ import {issueCertificateFiles, keyUsages, subjectKinds} from '../../src/index.js
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
   static override summary = 'Issue a certificate for a public key, signed by the root or by an issuer certificate.'
-  static override description = `Signs a certificate (DESIGN §7.1) for the subject's public key with the root key (--root-key) or with an issuer's key (--issuer-key, --issuer-certificate, --issuer-signature). Writes certificate.json and certificate.sig into the output folder; a certificate with --usage issuer is written as issuer.json and issuer.sig, the names it carries in an artifact. A certificate issued by an issuer gets copies of issuer.json and issuer.sig beside it, so the folder holds the whole chain for sign. Times are UTC, written YYYY-MM-DDTHH:MM:SSZ; validity bounds are inclusive and must lie inside the issuer's. Existing files are never overwritten.
+  static override description = `Signs a certificate for the subject's public key with the root key (--root-key) or with an issuer's key (--issuer-key, --issuer-certificate, --issuer-signature). Writes certificate.json and certificate.sig into the output folder; a certificate with --usage issuer is written as issuer.json and issuer.sig, the names it carries in an artifact. A certificate issued by an issuer gets copies of issuer.json and issuer.sig beside it, so the folder holds the whole chain for sign. Times are UTC, written YYYY-MM-DDTHH:MM:SSZ; validity bounds are inclusive and must lie inside the issuer's. Existing files are never overwritten.
 
 Exit status: 0 written, 1 the certificate was refused (invalid subject key, issuer rules), 2 usage error or an output file exists, 3 a key or certificate file cannot be read.`
 

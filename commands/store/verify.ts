@@ -6,7 +6,7 @@ import {io} from '../io.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
-  static override description = `Reads the artifact once through the strict archive reader and reports every problem together (DESIGN §9): publication-level validation with the package content (every declared RID's executable, the multi-RID layout, the icon, files[] against the bytes); the signature, which must be Trusted under --trust (and not revoked by --revocations); publisher.name equal to --account-name and publisher.id, when present, equal to --account-id (publisher-mismatch); and the version greater than every --published version (version-not-newer).
+  static override description = `Reads the artifact once through the strict archive reader and reports every problem together: publication-level validation with the package content (every declared RID's executable, the multi-RID layout, the icon, files[] against the bytes); the signature, which must be Trusted under --trust (and not revoked by --revocations); publisher.name equal to --account-name and publisher.id, when present, equal to --account-id (publisher-mismatch); and the version greater than every --published version (version-not-newer).
 
 Output (stdout): one line per problem, "<severity> <code>: <message> [<pointer>]", then "accepted <id> <version>" or "refused <id> <version>: N problems" (N counts errors; warnings never refuse). --json prints {accepted, pluginId, version, problems: [{code, severity, message, pointer?}], verdict, certificateId}.
 

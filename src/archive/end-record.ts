@@ -25,7 +25,7 @@ export interface EndRecord {
 }
 
 /**
- * Finds and judges the end-of-central-directory record before yauzl sees the file (DESIGN §5.3):
+ * Finds and judges the end-of-central-directory record before yauzl sees the file:
  * it must be the last 22 bytes (no comment, nothing appended), describe a single-disk, non-ZIP64
  * archive, and the central directory must end exactly where it starts (nothing in between and,
  * with the layout check of the local headers, nothing prepended).

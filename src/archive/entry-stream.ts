@@ -7,7 +7,7 @@ import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
 
 /**
- * Checks an entry's bytes as they pass (DESIGN §5.2, §5.3): never more than the declared size (the
+ * Checks an entry's bytes as they pass: never more than the declared size (the
  * stream errors at the first byte past it, so a bomb is cut off after one chunk), exactly the
  * declared size at the end, the declared CRC-32, and a deflate stream that ended exactly at the
  * declared compressed size. Keeps a running SHA-256, so no entry needs to be read twice.
@@ -50,7 +50,7 @@ class VerifiedEntryStream extends Transform implements EntryStream {
   }
 }
 
-/** The first lie an entry's complete bytes tell about their size or CRC-32 (DESIGN §5.3), or null. */
+/** The first lie an entry's complete bytes tell about their size or CRC-32, or null. */
 function endProblem(entry: ArchiveEntry, size: number, crc: number): ArchiveError | null {
   if (size > entry.uncompressedSize) return largerThanDeclared(entry, size)
   if (size !== entry.uncompressedSize) {
@@ -85,7 +85,7 @@ function largerThanDeclared(entry: ArchiveEntry, atLeast: number): ArchiveError 
 export const wholeEntryMaxBytes = 1024 * 1024
 
 /**
- * Digests a small entry in one piece (DESIGN §5.3, the same checks as the stream): one positioned
+ * Digests a small entry in one piece (the same checks as the stream): one positioned
  * read of its compressed bytes, one inflate on the thread pool capped one byte past the declared
  * size, then the deflate length, the size, the CRC-32 and the SHA-256. For an archive with many
  * small entries this costs far less than a stream per entry.

@@ -2,7 +2,7 @@ import {SvcPluginError} from '../errors.js'
 import type {EntryPathProblem} from './path-policy.js'
 
 /**
- * What went wrong with an archive, coarse enough to act on (DESIGN §5, §7.4):
+ * What went wrong with an archive, coarse enough to act on:
  * - `not-an-artifact`: not a ZIP at all (no end record) or not a regular file; the CLI exits 3.
  * - `file-not-found`: the archive does not exist; `unreadable`: it exists but cannot be read.
  * - `unsafe-entry`: an entry breaks the path policy or is a symlink, FIFO, socket or device (§5.1).

@@ -4,7 +4,7 @@ import type {ArchiveLimits} from './types.js'
 
 const MiB = 1024 * 1024
 
-/** The limits of DESIGN §5.2. */
+/** The default limits (docs/artifact-format.md, "Limits"). */
 export const defaultArchiveLimits: Readonly<ArchiveLimits> = Object.freeze({
   maxEntries: 20_000,
   maxArchiveBytes: 512 * MiB,
@@ -18,7 +18,7 @@ export const defaultArchiveLimits: Readonly<ArchiveLimits> = Object.freeze({
 export const manifestEntryName = 'manifest.json'
 
 /**
- * The defaults of DESIGN §5.2 with a caller's overrides applied (undefined fields keep the default).
+ * The default limits with a caller's overrides applied (undefined fields keep the default).
  * Throws a RangeError for an override that is not a positive number: that is a bug in the caller.
  */
 export function resolveLimits(partial: Partial<ArchiveLimits> = {}): ArchiveLimits {

@@ -1,9 +1,9 @@
 /**
- * The entry-path policy (DESIGN §5.1): one pure judge for every path that becomes, or came from,
+ * The entry-path policy: one pure judge for every path that becomes, or came from,
  * an archive entry name. Pack applies it to source paths, every reader to archive entries.
  */
 
-/** Why a path cannot be an archive entry (one reason per rule of DESIGN §5.1). */
+/** Why a path cannot be an archive entry (one reason per rule of the entry-path policy). */
 export type EntryPathProblem =
   | 'empty'
   | 'control-character'
@@ -23,7 +23,7 @@ export type EntryPathProblem =
 export interface EntryPathOptions {
   /**
    * The path names a file of a source tree, not an archive entry: `\` separates segments instead of
-   * being refused, and `.` or empty segments are tolerated (DESIGN §5.1 limits those rules to archive names).
+   * being refused, and `.` or empty segments are tolerated (those rules are for archive names).
    */
   source?: boolean
 }
@@ -42,7 +42,7 @@ const drivePrefix = /^[A-Za-z]:/
 const deviceName = /^(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])$/i
 
 /**
- * Judges one entry path against DESIGN §5.1 and returns the first rule it breaks, or null when the
+ * Judges one entry path against the entry-path policy (docs/artifact-format.md) and returns the first rule it breaks, or null when the
  * path is acceptable. Pure: no file system access. Directory entries are judged without their
  * trailing `/`. Duplicate and case/NFC collisions need the other names: see {@link entryCollisionKey}.
  */
@@ -65,7 +65,7 @@ export function checkEntryPath(path: string, options: EntryPathOptions = {}): En
 
 function checkSegment(segment: string, source: boolean): EntryPathProblem | null {
   if (segment === '') return source ? null : 'empty-segment'
-  // `..` is refused even where it would resolve back inside (DESIGN §5.1).
+  // `..` is refused even where it would resolve back inside.
   if (segment === '..') return 'parent-segment'
   if (segment === '.') return source ? null : 'dot-segment'
   if (reservedCharacter.test(segment)) return 'reserved-character'
@@ -97,7 +97,7 @@ export function describeEntryPathProblem(path: string, problem: EntryPathProblem
 }
 
 /**
- * The key two entry names collide on (DESIGN §5.1: equal case-insensitively after Unicode NFC):
+ * The key two entry names collide on (equal case-insensitively after Unicode NFC):
  * NFC, then a full case fold (upper then lower, so `ß` meets `SS`), then NFC again. Two names with
  * the same key would land on one file on a case-insensitive or normalising file system.
  */

@@ -14,7 +14,7 @@ import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryStrea
 
 /** Options of {@link openArchive}. */
 export interface OpenArchiveOptions {
-  /** Overrides of the limits of DESIGN §5.2. */
+  /** Overrides of the default limits. */
   limits?: Partial<ArchiveLimits>
 }
 

@@ -1,6 +1,6 @@
 import type {Readable} from 'node:stream'
 
-/** Archive limits (DESIGN §5.2); every field is overridable by a library caller. */
+/** Archive limits; every field is overridable by a library caller. */
 export interface ArchiveLimits {
   maxEntries: number
   maxArchiveBytes: number
@@ -45,7 +45,7 @@ export interface DigestOptions {
 }
 
 /**
- * An archive that passed every structural check of DESIGN §5 that can be made before
+ * An archive that passed every structural check of the strict reader that can be made before
  * inflating. Bytes handed out are checked while they stream (CRC, exact sizes, caps).
  */
 export interface StrictArchive {

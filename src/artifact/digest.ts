@@ -5,7 +5,7 @@ import {SigningError} from '../pki/errors.js'
 
 /** What the canonical artifact digest covers: the unsigned manifest U and every other archive entry. */
 export interface ArtifactDigestInput {
-  /** U of DESIGN §7.2: the manifest with the signature trailer removed and `}` appended. */
+  /** U: the manifest with the signature trailer removed and `}` appended. */
   unsignedManifest: Uint8Array
   /** Every archive entry except manifest.json (certificate.* and issuer.* included), by name. */
   files: ReadonlyMap<string, Pick<EntryDigest, 'size' | 'sha256'>>
@@ -13,14 +13,14 @@ export interface ArtifactDigestInput {
 
 /** The canonical digest text P and the hex SHA-256 of it. */
 export interface ArtifactDigest {
-  /** P, the exact text whose SHA-256 is signed (DESIGN §7.2). */
+  /** P, the exact text whose SHA-256 is signed. */
   text: string
   /** 64 lowercase hex digits of SHA-256(P). */
   sha256: string
 }
 
 const digestShape = /^sha256:[0-9a-f]{64}$/
-// Entry names never hold control characters (DESIGN §5.1); a newline would make P ambiguous.
+// Entry names never hold control characters; a newline would make P ambiguous.
 const unsafeInLine = /[\u0000-\u001f\u007f]/
 
 /** Lowercase hex SHA-256 of `bytes`. */
@@ -30,7 +30,7 @@ export function sha256Hex(bytes: Uint8Array): string {
 
 
 /**
- * Builds P (DESIGN §7.2), one `\n`-terminated line each:
+ * Builds P, one `\n`-terminated line each:
  * `svc-plugin-artifact/1`, `manifest sha256:<hex> <length of U>`, one `file sha256:<hex> <size> <path>`
  * per entry sorted by the UTF-8 bytes of the path, `end <number of file lines>`.
  */
@@ -49,7 +49,7 @@ export function computeArtifactDigest(input: ArtifactDigestInput): ArtifactDiges
   return {text, sha256: sha256Hex(Buffer.from(text, 'utf8'))}
 }
 
-/** The exact text an artifact signature covers (DESIGN §7.2), each line `\n`-terminated. */
+/** The exact text an artifact signature covers, each line `\n`-terminated. */
 export function signatureMessage(fields: {keyId: string; signedAt: string; artifactDigestHex: string}): string {
   return ['svc-plugin-signature/1', 'algorithm ed25519', `key-id ${fields.keyId}`, `signed-at ${fields.signedAt}`, `artifact-digest sha256:${fields.artifactDigestHex}`, ''].join('\n')
 }

@@ -6,7 +6,7 @@ import {signatureLength} from '../pki/ed25519.js'
 import {SigningError} from '../pki/errors.js'
 import {isTimestamp} from '../pki/timestamp.js'
 
-/** The four values of a signature block, exactly as the trailer carries them (DESIGN §7.2). */
+/** The four values of a signature block, exactly as the trailer carries them. */
 export interface SignatureFields {
   algorithm: string
   /** The certificate id of the signing certificate. */
@@ -27,7 +27,7 @@ function problem(code: TrailerProblem['code'], message: string): TrailerProblem 
   return {code, message}
 }
 
-/** A signed manifest split per DESIGN §7.2. */
+/** A signed manifest split at its trailer. */
 export interface SplitManifest {
   /** U: the bytes before the trailer, then `}`. */
   unsigned: Uint8Array
@@ -49,14 +49,14 @@ const jsonWhitespace = new Set([0x20, 0x09, 0x0a, 0x0d])
 const closingBrace = 0x7d
 const trailerValueShape = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/
 
-/** The trailer text for `signature` (DESIGN §7.2), its final `\n` included. */
+/** The trailer text for `signature`, its final `\n` included. */
 export function signatureTrailer(signature: SignatureFields): string {
   return `,"signature":{"algorithm":"${signature.algorithm}","keyId":"${signature.keyId}","value":"${signature.value}","signedAt":"${signature.signedAt}"}}\n`
 }
 
 /**
- * Reads manifest.json as strict JSON (DESIGN §4.2) for verification. A repeated top-level `signature`
- * member is not a JSON problem here but a signature problem (DESIGN §7.2: U must not carry one), so it
+ * Reads manifest.json as strict JSON for verification. A repeated top-level `signature`
+ * member is not a JSON problem here but a signature problem (U must not carry one), so it
  * is counted, and the rest of the file must still be strict JSON: `manifest-malformed` otherwise.
  */
 export function readSignedManifestJson(bytes: Uint8Array, parsed?: ReadJsonResult): SignedManifestJson | TrailerProblem {
@@ -86,7 +86,7 @@ function renameRepeatedSignatures(text: string): {text: string; count: number} {
 }
 
 /**
- * Splits a signed manifest at its trailer (DESIGN §7.2), given the strict-JSON reading of the
+ * Splits a signed manifest at its trailer, given the strict-JSON reading of the
  * whole file. `signature-malformed` when: `signature` appears more than once; the file does not end
  * with exactly `,"signature":{"algorithm":"…","keyId":"…","value":"…","signedAt":"…"}}` and one `\n`
  * (values printable ASCII without `"` or `\`); keyId is not a certificate id; value is not canonical
@@ -135,7 +135,7 @@ function malformed(message: string): TrailerProblem {
 }
 
 /**
- * Splits a signed manifest (DESIGN §7.2) into U and its signature values, or returns the first
+ * Splits a signed manifest into U and its signature values, or returns the first
  * problem: `manifest-malformed`, `signature-missing`, `signature-malformed`.
  */
 export function splitSignedManifest(bytes: Uint8Array, parsed?: ReadJsonResult): SplitManifest | TrailerProblem {
@@ -146,7 +146,7 @@ export function splitSignedManifest(bytes: Uint8Array, parsed?: ReadJsonResult):
 }
 
 /**
- * Signs a packed manifest without re-serialising it (DESIGN §7.2): its trailing whitespace and
+ * Signs a packed manifest without re-serialising it: its trailing whitespace and
  * final `}` are removed and the trailer appended. The result's U is the packed manifest with its
  * trailing whitespace removed.
  */

@@ -32,7 +32,7 @@ interface LockOwner {
 const unreadablePollsBeforeStale = 40
 
 /**
- * Takes the lock file `file` (DESIGN §8: one operation per plugin id at a time; different ids in parallel).
+ * Takes the lock file `file` (one operation per plugin id at a time; different ids in parallel).
  * The file is created exclusively (`wx`) and names its owner's pid and host. A lock whose owner process no
  * longer runs on this host is stale and is broken; otherwise this waits, polling, for up to `timeoutMs`
  * and then throws `lock-timeout`. A lock held by another host is never judged stale.

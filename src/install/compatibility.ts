@@ -28,7 +28,7 @@ export interface HostCompatibility {
 export type IncompatibleDirection = 'host-too-old' | 'host-too-new'
 
 /**
- * Judges a manifest's `compatibility` against the host (DESIGN §8): a `protocol` range that does not
+ * Judges a manifest's `compatibility` against the host: a `protocol` range that does not
  * overlap the host's, or an `svc` range the host version does not satisfy, throws `incompatible` with the
  * direction and the failing member; `sdk` is recorded only (warning `sdk-compatibility-unchecked`); on a
  * development host the `svc` range is skipped (warning `svc-compatibility-unchecked`).

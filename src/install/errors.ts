@@ -13,7 +13,7 @@ export type ArchivePassThroughCode = Exclude<ArchiveErrorCode, 'source-changed' 
  */
 export type SignatureRefusalCode = 'signature-invalid' | 'signature-untrusted' | 'signature-revoked'
 
-/** Why an install, uninstall, activation or installed-version lookup was refused (DESIGN §8). */
+/** Why an install, uninstall, activation or installed-version lookup was refused. */
 export type InstallErrorCode =
   | ArchivePassThroughCode
   /** `protocol` or `svc` compatibility failed; `details.direction` is `host-too-old` or `host-too-new`. */

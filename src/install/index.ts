@@ -1,4 +1,4 @@
-/** The installer (DESIGN §8): install, uninstall, activate, list and re-verify plugins under a host data root. */
+/** The installer: install, uninstall, activate, list and re-verify plugins under a host data root. */
 export {install} from './install.js'
 export {uninstall, type UninstallOptions} from './uninstall.js'
 export {activate, type ActivateOptions} from './activate.js'

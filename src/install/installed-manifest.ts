@@ -16,7 +16,7 @@ export interface InstalledManifest {
 
 /**
  * Reads `manifest.json` of an installed version directory at development level with the directory's
- * identity as expectations (specification: a manifest whose id or version disagrees with its directory is
+ * identity as expectations (a manifest whose id or version disagrees with its directory is
  * rejected). Returns null when there is no manifest file (or it is not a regular file, or over the cap).
  */
 export async function loadInstalledManifest(dir: string, id: string, version: string): Promise<InstalledManifest | null> {

@@ -4,7 +4,7 @@ import {satisfies} from '../model/range.js'
 import type {ActivePlugin} from './installed.js'
 import {warning, type InstallWarning} from './warnings.js'
 
-/** A reference's range; absent means any version (specification: `versionRange` defaults to any). */
+/** A reference's range; absent means any version (`versionRange` defaults to any). */
 function rangeOf(reference: PluginReference): string {
   return typeof reference.versionRange === 'string' ? reference.versionRange : '*'
 }
@@ -17,7 +17,7 @@ function referencesOf(manifest: Manifest, key: 'dependencies' | 'conflicts' | 'i
 }
 
 /**
- * Judges a manifest against the plugins installed and active (DESIGN §8): `dependency-missing` and
+ * Judges a manifest against the plugins installed and active: `dependency-missing` and
  * `dependency-out-of-range` (blocking unless optional), `conflict-installed` (blocking when the other
  * plugin's active version satisfies the conflict range — in either direction: this plugin's conflicts, and
  * installed plugins that declare a conflict with this version), `icon-pack-unresolved`, `unknown-permission`.

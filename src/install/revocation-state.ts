@@ -10,7 +10,7 @@ import type {TrustStore} from '../pki/trust.js'
 
 /**
  * Rollback protection for revocation lists: the highest list a data root has seen, per root, kept in
- * `<dataRoot>/plugins/_revocations.json` (names starting with `_` are never plugins, DESIGN §8):
+ * `<dataRoot>/plugins/_revocations.json` (names starting with `_` are never plugins):
  * `{"schemaVersion": 1, "roots": {"<rootKeyId>": {"sequence": n, "sha256": "sha256:<hex of revocations.json>", "issuedAt": "…"}}}`.
  * Sequences are kept per root because each root numbers its own lists.
  */

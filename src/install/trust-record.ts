@@ -25,7 +25,7 @@ export interface PinnedPublisher {
 }
 
 /**
- * `<id>/trust.json` (DESIGN §8): the most trust this plugin was ever admitted with, and how each installed
+ * `<id>/trust.json`: the most trust this plugin was ever admitted with, and how each installed
  * version was admitted. The plugin-level verdict never goes down: a plugin once admitted Trusted accepts
  * only Trusted versions, across updates, rollbacks and uninstalls (only a purge forgets it).
  */
@@ -110,7 +110,7 @@ export async function writeTrustRecord(file: string, record: TrustRecord): Promi
 
 /**
  * Throws `trust-downgrade` when admitting `verdict` would accept less trust than `record` already holds
- * (DESIGN §8: once Trusted, never Unsigned). `what` names the version for the message.
+ * (once Trusted, never Unsigned). `what` names the version for the message.
  */
 export function assertNoTrustDowngrade(record: TrustRecord | null, verdict: AdmittedVerdict, id: string, what: string): void {
   if (record === null || rank[verdict] >= rank[record.verdict]) return

@@ -8,7 +8,7 @@ import type {CommitStep} from './transaction.js'
 import type {AdmittedVerdict} from './trust-record.js'
 import type {InstallWarning} from './warnings.js'
 
-/** Options of `install` (DESIGN §8). Only `dataRoot` is required. */
+/** Options of `install`. Only `dataRoot` is required. */
 export interface InstallOptions extends LockOptions {
   /** The host's data directory: plugins live under `<dataRoot>/plugins/`. */
   dataRoot: string
@@ -43,7 +43,7 @@ export interface InstallOptions extends LockOptions {
   activate?: boolean
   /** Inactive versions kept beyond the active and the previous one (default 0). */
   retain?: number
-  /** Archive limits (DESIGN §5.2); each unset field keeps its default. */
+  /** Archive limits; each unset field keeps its default. */
   limits?: Partial<ArchiveLimits>
   /** The verifier's clock for the signature checks; default the current time. */
   now?: Date
@@ -64,7 +64,7 @@ export interface InstallProgress {
   entry?: string
 }
 
-/** What `install` did (DESIGN §8). */
+/** What `install` did. */
 export interface InstallResult {
   id: string
   version: string

@@ -1,4 +1,4 @@
-/** Every warning an install can return (DESIGN §8); warnings never fail an install. */
+/** Every warning an install can return; warnings never fail an install. */
 export const installWarningCodes = [
   'no-file-digests',
   'no-entrypoint-for-runtime',

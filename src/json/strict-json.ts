@@ -15,7 +15,7 @@ export interface JsonPosition {
   column: number
 }
 
-/** A JSON text that passed every strictness check of DESIGN §4.2, with positions for every value. */
+/** A JSON text that passed every strictness check of the toolchain's JSON, with positions for every value. */
 export interface JsonDocument {
   /** The top-level object, as `JSON.parse` builds it. */
   readonly value: Record<string, unknown>

@@ -4,11 +4,11 @@ import type {Level} from './levels.js'
 export type Severity = 'error' | 'warning' | 'info'
 
 /**
- * Every diagnostic code (DESIGN §3). `schema:<keyword>` codes come from Ajv keywords and are
+ * Every diagnostic code. `schema:<keyword>` codes come from Ajv keywords and are
  * typed as a template literal; everything else is listed here and nowhere else.
  */
 export const diagnosticCodes = [
-  // the specification's ids
+  // the manifest format's own ids
   'unsupported-manifest-version',
   'invalid-plugin-id',
   'invalid-version',
@@ -25,7 +25,7 @@ export const diagnosticCodes = [
   'publication-metadata-missing',
   'generated-field-authored',
   'entrypoint-layout-invalid',
-  // ours, for what the specification requires but names no id for
+  // the toolchain's, for what the manifest format requires but names no id for
   'malformed',
   'invalid-name',
   'invalid-publisher',
@@ -39,19 +39,19 @@ export const diagnosticCodes = [
   'languages-recomputed',
   'id-mismatch',
   'version-mismatch',
-  // an artifact whose archive breaks DESIGN §5 (the ArchiveError code, reported as a diagnostic)
+  // an artifact the strict archive reader refuses (its ArchiveError code, reported as a diagnostic)
   'unsafe-entry',
   'limit-exceeded',
   'archive-malformed',
   'archive-unsupported',
   'manifest-missing',
-  // pack's own warning (DESIGN §6)
+  // pack's own warning
   'source-looks-like-debug-build',
 ] as const
 
 export type DiagnosticCode = (typeof diagnosticCodes)[number] | `schema:${string}`
 
-/** One problem found in a manifest (DESIGN §3). */
+/** One problem found in a manifest. */
 export interface Diagnostic {
   code: DiagnosticCode
   severity: Severity

@@ -12,12 +12,12 @@ import {schemaProblems} from './schema-problems.js'
 import type {SchemaProblem} from './schema-problems.js'
 import {manifestValidator} from './schema-validator.js'
 
-/** The only manifest format there is (specification, "Versioning"). */
+/** The only manifest format there is (`manifestVersion` 1). */
 export const supportedManifestVersion = 1
 
 /** What `validateManifest` is told about its subject. */
 export interface ValidateManifestOptions {
-  /** Default `development` (DESIGN §4.1). */
+  /** Default `development`. */
   level?: Level
   /** The manifest's path as diagnostics name it; default `manifest.json`. */
   file?: string
@@ -50,7 +50,7 @@ export function malformedDiagnostic(problem: JsonProblem): Diagnostic {
   return {code: 'malformed', severity: 'error', ...problem}
 }
 
-/** `manifestVersion` other than 1 stops everything else: exactly one diagnostic (DESIGN §3). */
+/** `manifestVersion` other than 1 stops everything else: exactly one diagnostic. */
 function unsupportedVersion(document: JsonDocument): Diagnostic {
   const declared = member(document.value, 'manifestVersion')
   return {
@@ -63,7 +63,7 @@ function unsupportedVersion(document: JsonDocument): Diagnostic {
 }
 
 /**
- * The schema, then every rule of the level (DESIGN §3): a schema error a rule claims is dropped when
+ * The schema, then every rule of the level: a schema error a rule claims is dropped when
  * that rule reported the value itself; every other schema error marks its pointer rejected, so no
  * rule judges that value again; and a rule's error does the same for the rules after it.
  */
@@ -159,7 +159,7 @@ function onePerValue(problems: readonly SchemaProblem[]): SchemaProblem[] {
   return problems.filter((problem) => problem.keyword === 'required' || chosen.get(problem.pointer) === problem)
 }
 
-/** Line and column of the value at `pointer`, or of its closest existing ancestor (DESIGN §3). */
+/** Line and column of the value at `pointer`, or of its closest existing ancestor. */
 function position(document: JsonDocument, pointer: string): {line: number; column: number} {
   const {line, column} = document.locate(pointer) ?? document.locateNearest(pointer)
   return {line, column}
@@ -183,7 +183,7 @@ function report(
   }
 }
 
-/** Diagnostics in report order: by line, then column, then code (DESIGN §10); a file-level one first. */
+/** Diagnostics in report order: by line, then column, then code; a file-level one first. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const key = (value: number | null): number => value ?? 0
   return [...diagnostics].sort(

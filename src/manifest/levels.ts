@@ -1,4 +1,4 @@
-/** Requirement levels, cumulative: development ⊂ package ⊂ publication (DESIGN §4.1). */
+/** Requirement levels, cumulative: development ⊂ package ⊂ publication. */
 export const levels = ['development', 'package', 'publication'] as const
 export type Level = (typeof levels)[number]
 

@@ -4,7 +4,7 @@ import type {Level} from './levels.js'
 /** What was validated: a manifest file, a directory, an artifact or an installed version directory. */
 export type SubjectKind = 'manifest' | 'directory' | 'artifact' | 'installed'
 
-/** The result of one validation run (DESIGN §10 JSON shape plus the subject). */
+/** The result of one validation run (the JSON shape of `validate --json`, plus the subject). */
 export interface ValidationReport {
   /** False when any diagnostic is an error. */
   valid: boolean

@@ -3,7 +3,7 @@ import {childPointer, describePointer} from '../json/pointer.js'
 import {quote} from './rules/values.js'
 import {manifestSchema} from './schema.js'
 
-/** One Ajv error as a diagnostic-to-be: code `schema:<keyword>` at `pointer` (DESIGN §3). */
+/** One Ajv error as a diagnostic-to-be: code `schema:<keyword>` at `pointer`. */
 export interface SchemaProblem {
   keyword: string
   /** The offending value; the parent object for `required`; the member for a bad property name. */

@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-/** The values of the `x-svc-requirement` annotation (DESIGN §1): which level demands a property. */
+/** The values of the `x-svc-requirement` annotation: which level demands a property. */
 export const requirementCategories = ['runtime', 'publication', 'recommended', 'generated'] as const
 /** One `x-svc-requirement` value. */
 export type RequirementCategory = (typeof requirementCategories)[number]

@@ -67,7 +67,7 @@ export function unionPayload(inputs: readonly MergeInput[]): PlannedFile[] {
  * A RID's directory (the parent of its executable) belongs to the input that declares the RID: a
  * file another input places there is `file-conflict` unless the owner holds the identical file.
  * Otherwise a stale `runtimes/<rid>/` left in one build would leak into the RID another build
- * owns. An executable at the package root owns no directory; the layout rule (DESIGN §4.4)
+ * owns. An executable at the package root owns no directory; the layout rule
  * refuses it on its own.
  */
 export function checkRidDirectories(inputs: readonly MergeInput[]): void {

@@ -1,6 +1,6 @@
 /**
  * The archive entry name a declared path refers to: separators normalised to `/`, empty and
- * `.` segments dropped (DESIGN §4.4). `runtimes\\win-x64\\./App.exe` → `runtimes/win-x64/App.exe`.
+ * `.` segments dropped. `runtimes\\win-x64\\./App.exe` → `runtimes/win-x64/App.exe`.
  */
 export function entryNameOf(declaredPath: string): string {
   return declaredPath

@@ -1,4 +1,4 @@
-/** Pure value rules of a manifest (DESIGN §4.3): ids, versions, ranges, tags, RIDs, paths, permissions, clamps. */
+/** Pure value rules of a manifest: ids, versions, ranges, tags, RIDs, paths, permissions, clamps. */
 export type * from './manifest.js'
 export * from './errors.js'
 export * from './plugin-id.js'

@@ -1,10 +1,10 @@
 /**
- * The specification's BCP-47 shape: a 2-3 letter language, an optional 4-letter script and an optional
+ * The manifest format's BCP-47 shape: a 2-3 letter language, an optional 4-letter script and an optional
  * 2-letter or 3-digit region. Extensions and private-use subtags are outside it.
  */
 export const languageTagPattern: RegExp = /^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?$/
 
-/** True when `s` is a well-shaped language tag; whether the tag is a registered one is not checked (DESIGN §4.3). */
+/** True when `s` is a well-shaped language tag; whether the tag is a registered one is not checked. */
 export function isLanguageTag(s: unknown): s is string {
   return typeof s === 'string' && languageTagPattern.test(s)
 }

@@ -1,6 +1,6 @@
 /**
  * The shape of a manifest.json after it parsed and passed development-level validation
- * (the specification, "Plugin manifest"). Unknown properties are kept, never rejected.
+ * (the manifest format). Unknown properties are kept, never rejected.
  */
 export interface Manifest {
   manifestVersion: 1
@@ -35,7 +35,7 @@ export interface Entrypoint {
   [key: string]: unknown
 }
 
-/** The `publisher` block (the specification's "the service" block, DESIGN §1). */
+/** The `publisher` block (who publishes the plugin; informational, checked by the store against the uploading account). */
 export interface Publisher {
   name: string
   id?: string
@@ -68,7 +68,7 @@ export interface FileDigest {
   size: number
 }
 
-/** The generated `signature` block (DESIGN §7.2). */
+/** The generated `signature` block. */
 export interface SignatureBlock {
   algorithm: string
   keyId: string

@@ -12,7 +12,7 @@ function hasParentSegment(path: string, separators: RegExp): boolean {
 }
 
 /**
- * Why `path` cannot be an entrypoint executable relative to the version directory (DESIGN §4.3), or null:
+ * Why `path` cannot be an entrypoint executable relative to the version directory, or null:
  * `empty`; `absolute` (starts with `/` or `\`, which covers UNC paths); `drive` (`C:`, with or without a
  * separator after it); `parent-segment` (a `..` segment after splitting on both `/` and `\`, even when
  * the path would resolve back inside).
@@ -33,7 +33,7 @@ export function isScriptExecutable(path: string): boolean {
 }
 
 /**
- * Why `path` is not a safe icon path (DESIGN §4.3), or null. The icon path is an archive path, so forward
+ * Why `path` is not a safe icon path, or null. The icon path is an archive path, so forward
  * slashes only: a leading `/` or `\` or a drive prefix (`C:`) is `absolute`, any other `\` is `backslash`.
  */
 export function checkIconPath(path: string): IconPathProblem | null {

@@ -1,4 +1,4 @@
-/** The specification's permission vocabulary, in its order. Anything else is `unknown-permission` (a warning). */
+/** The known permission vocabulary, in its documented order. Anything else is `unknown-permission` (a warning). */
 export const knownPermissions = [
   'host:variables',
   'host:user-variables',

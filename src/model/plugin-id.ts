@@ -1,14 +1,14 @@
 /**
- * The specification's reverse-domain id: lowercase letters, digits, hyphens and dots; at least two
+ * The manifest format's reverse-domain id: lowercase letters, digits, hyphens and dots; at least two
  * dot-separated segments, each starting with a letter; hyphens only between letters or digits.
  */
 export const pluginIdPattern: RegExp = /^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)+$/
 
-/** Longest plugin id allowed (specification, "Limits": manifest id length). */
+/** Longest plugin id allowed (the manifest format's id length limit). */
 export const maxPluginIdLength = 128
 
 /**
- * True when `s` is a reverse-domain plugin id of at most 128 characters (DESIGN §4.3); the same rule
+ * True when `s` is a reverse-domain plugin id of at most 128 characters; the same rule
  * applies to `publisher.id` and every id in `dependencies`, `conflicts` and `iconPacks`.
  */
 export function isPluginId(s: unknown): s is string {

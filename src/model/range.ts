@@ -2,7 +2,7 @@ import {ModelError} from './errors.js'
 import {compareParsedSemVer, parseSemVer} from './semver.js'
 import type {SemVer} from './semver.js'
 
-/** The operators of the range grammar (DESIGN §4.3). */
+/** The operators of the range grammar. */
 export const rangeOperators = ['=', '>', '>=', '<', '<='] as const
 
 /** One comparator operator. */
@@ -30,7 +30,7 @@ function parseComparator(text: string): Comparator | null {
 }
 
 /**
- * Reads a version range (DESIGN §4.3): `*`, or one or more comparators separated by commas, all of which must
+ * Reads a version range: `*`, or one or more comparators separated by commas, all of which must
  * hold. Whitespace (as `String.prototype.trim` defines it) around the whole text, around each comparator and
  * between an operator and its version is allowed. Returns null for anything else, including an empty
  * comparator (`>=1.0.0,`), `^`, `~`, `||`, `x`/`X`/`*` inside a version, hyphen ranges and partial versions.
@@ -84,7 +84,7 @@ function holds(operator: RangeOperator, order: -1 | 0 | 1): boolean {
 }
 
 /**
- * True when `version` satisfies `range` by pure SemVer 2.0 precedence (DESIGN §4.3): no pre-release exclusion,
+ * True when `version` satisfies `range` by pure SemVer 2.0 precedence: no pre-release exclusion,
  * so `<2.0.0` matches `2.0.0-beta.1` and `>=1.0.0` matches `1.1.0-beta.1` but not `1.0.0-beta.1`; `*` matches
  * everything; build metadata is ignored (`=1.0.0` matches `1.0.0+build.5`). False when either does not parse,
  * and for a malformed range object (an empty comparator list never matches).

@@ -6,11 +6,11 @@ export function isRid(s: unknown): s is string {
   return typeof s === 'string' && ridPattern.test(s)
 }
 
-// The only fallbacks the specification allows: Arm64 macOS and Windows run x64 code under emulation.
+// The only fallbacks a host applies: Arm64 macOS and Windows run x64 code under emulation.
 const ridFallbacks: Readonly<Record<string, string>> = {'osx-arm64': 'osx-x64', 'win-arm64': 'win-x64'}
 
 /**
- * The entrypoint keys to try for a host, in order (DESIGN §4.3): the exact RID, then `osx-x64` for
+ * The entrypoint keys to try for a host, in order: the exact RID, then `osx-x64` for
  * `osx-arm64` and `win-x64` for `win-arm64`. Keys match case-sensitively; there is no `any` key and no
  * musl-to-glibc fallback.
  */

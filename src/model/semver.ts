@@ -43,7 +43,7 @@ export function parseSemVer(s: unknown): SemVer | null {
   return {major, minor, patch, prerelease, build}
 }
 
-/** True when `s` is a SemVer 2.0 version exactly (DESIGN §4.3). */
+/** True when `s` is a SemVer 2.0 version exactly. */
 export function isSemVer(s: unknown): s is string {
   return parseSemVer(s) !== null
 }

@@ -9,7 +9,7 @@ export type EffectiveSettings = {
 /** The inclusive bounds and default of one clamped setting. */
 export type SettingClamp = {readonly min: number; readonly max: number; readonly default: number}
 
-/** Clamps of the clamped settings (specification, "Limits"; DESIGN §4.3): the only place these numbers live. */
+/** Clamps of the clamped settings (the manifest format's limits): the only place these numbers live. */
 export const settingClamps = {
   gracefulTimeoutSeconds: {min: 1, max: 60, default: 10},
   intervalSeconds: {min: 5, max: 120, default: 15},
@@ -17,7 +17,7 @@ export const settingClamps = {
   unhealthyThreshold: {min: 2, max: 10, default: 3},
 } as const satisfies Record<string, SettingClamp>
 
-/** The health probe path when the manifest declares none (DESIGN §1). */
+/** The health probe path when the manifest declares none. */
 export const defaultHealthPath = '/_svc/health'
 
 /**
@@ -37,7 +37,7 @@ function member(block: unknown, key: string): unknown {
 }
 
 /**
- * The shutdown and health settings a host applies (DESIGN §4.3): out-of-range numbers are clamped, never
+ * The shutdown and health settings a host applies: out-of-range numbers are clamped, never
  * rejected; a value that is not a finite number gives the default; a non-integer is truncated toward zero
  * before clamping. `health.path` defaults to `/_svc/health` when it is not a non-empty string.
  */

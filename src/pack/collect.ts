@@ -18,14 +18,14 @@ export interface SourceFile {
   size: number
 }
 
-/** Root names only `sign` may write (DESIGN §7.2): a tree holding them would pack an unsignable artifact. */
+/** Root names only `sign` may write: a tree holding them would pack an unsignable artifact. */
 const signingNames = new Set(['certificate.json', 'certificate.sig', 'issuer.json', 'issuer.sig'])
 
-/** The file that lists extra exclusions, in gitignore syntax (DESIGN §6). */
+/** The file that lists extra exclusions, in gitignore syntax. */
 export const ignoreFileName = '.svcpluginignore'
 
 /**
- * Lists every regular file under `root` that belongs in the artifact (DESIGN §6): everything
+ * Lists every regular file under `root` that belongs in the artifact: everything
  * except the root `manifest.json`, `*.svcPlugin` files, the output file, `.git/` folders, the
  * ignore file itself and what it matches. Symlinks, FIFOs, sockets, devices and names the
  * entry-path policy refuses are `source-entry-rejected`: a build must not silently drop them.
@@ -78,7 +78,7 @@ export async function collectSourceFiles(root: string, options: {exclude?: reado
 }
 
 /**
- * DESIGN §5.1: names equal case-insensitively or after NFC (`A.txt` beside `a.txt`), or a file where
+ * Names equal case-insensitively or after NFC (`A.txt` beside `a.txt`), or a file where
  * another path needs a folder, would land on one file on Windows and macOS. The writer would refuse
  * them only after every file was hashed; refuse them here, naming the path.
  */

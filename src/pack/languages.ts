@@ -1,10 +1,10 @@
 import {isLanguageTag} from '../model/index.js'
 
-/** Where localization resources live, beside the manifest (DESIGN §1, §4.5). */
+/** Where localization resources live, beside the manifest. */
 const resourcePattern = /^Localization\/(?:.+\/)?([^/]+)\.resx$/i
 
 /**
- * Derives `languages` from `Localization/**\/*.resx` names (DESIGN §4.5): the stem is split at
+ * Derives `languages` from `Localization/**\/*.resx` names: the stem is split at
  * its first dot; no dot means `en`; otherwise the rest is the culture, kept when well shaped.
  * De-duplicated case-insensitively (first spelling wins) and sorted case-insensitively.
  */

@@ -28,7 +28,7 @@ export function decodeBase64Line(bytes: Uint8Array, expectedLength?: number): Ui
   return decodeBase64(text, expectedLength)
 }
 
-/** The text of a base64 file: one line, then `\n` (DESIGN §7.1). */
+/** The text of a base64 file: one line, then `\n`. */
 export function base64Line(bytes: Uint8Array): string {
   return `${encodeBase64(bytes)}\n`
 }

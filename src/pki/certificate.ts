@@ -5,7 +5,7 @@ import {isStrictPublicKey, keyLength, publicKeyOf, sign} from './ed25519.js'
 import {SigningError} from './errors.js'
 import {formatTimestamp, parseTimestamp} from './timestamp.js'
 
-/** Who a certificate is for (DESIGN §7.1). */
+/** Who a certificate is for. */
 export const subjectKinds = ['creator', 'organization', 'service', 'issuer'] as const
 /** One of `creator`, `organization`, `service`, `issuer`. */
 export type SubjectKind = (typeof subjectKinds)[number]
@@ -24,7 +24,7 @@ export interface CertificateSubject {
   name: string
 }
 
-/** A parsed `certificate.json` / `issuer.json` (DESIGN §7.1); only these members, each in its exact format. */
+/** A parsed `certificate.json` / `issuer.json`; only these members, each in its exact format. */
 export interface Certificate {
   /** 1, or 2 exactly when `issuer` is present. */
   schemaVersion: 1 | 2
@@ -65,18 +65,18 @@ const certificateDomain = 'svc-plugin-certificate/1\n'
 const certificateMembers = new Set(['schemaVersion', 'certificateId', 'subject', 'algorithm', 'publicKey', 'keyUsage', 'notBefore', 'notAfter', 'issuedAt', 'rootKeyId', 'issuer'])
 const subjectMembers = new Set(['kind', 'id', 'name'])
 
-/** The bytes a certificate signature covers: `svc-plugin-certificate/1\n` then the exact certificate.json bytes (DESIGN §7.1). */
+/** The bytes a certificate signature covers: `svc-plugin-certificate/1\n` then the exact certificate.json bytes. */
 export function certificateMessage(certificateJson: Uint8Array): Uint8Array {
   return Buffer.concat([Buffer.from(certificateDomain, 'utf8'), certificateJson])
 }
 
-/** The certificate JSON as a strict JSON object (DESIGN §4.2 rules), or null when the bytes are not one. */
+/** The certificate JSON as a strict JSON object (the toolchain's strict JSON), or null when the bytes are not one. */
 export function readCertificateObject(bytes: Uint8Array): Record<string, unknown> | null {
   const document = readJsonDocument(bytes, {maxBytes: maxCertificateBytes})
   return document.ok ? document.value : null
 }
 
-/** Why `value` is not a certificate of DESIGN §7.1 (a sentence), or null when it is one. */
+/** Why `value` is not a certificate as docs/signing.md defines it (a sentence), or null when it is one. */
 export function checkCertificate(value: Record<string, unknown>): string | null {
   for (const key of Object.keys(value)) {
     if (!certificateMembers.has(key)) return `it has the unknown member ${JSON.stringify(key)}`
@@ -144,7 +144,7 @@ export function validityAt(certificate: Certificate, instant: number): 'valid' |
   return 'valid'
 }
 
-/** True when `inner`'s validity lies inside `outer`'s (DESIGN §7.1). */
+/** True when `inner`'s validity lies inside `outer`'s. */
 export function validityInside(inner: Certificate, outer: Certificate): boolean {
   return (
     (parseTimestamp(inner.notBefore) as number) >= (parseTimestamp(outer.notBefore) as number) &&
@@ -177,7 +177,7 @@ export interface IssuedCertificate {
 }
 
 /**
- * Issues a certificate (DESIGN §7.1) signed by the root, or by an issuer certificate's key
+ * Issues a certificate signed by the root, or by an issuer certificate's key
  * (schemaVersion 2 with `issuer`). Refuses what a verifier would refuse: an invalid subject key
  * (`key-invalid`), an issuer that is not an `issuer` certificate, a signer key that is not the
  * issuer's, validity outside the issuer's, and a third chain level (`chain-too-long`).
@@ -219,7 +219,7 @@ export function issueCertificate(options: IssueCertificateOptions): IssuedCertif
   return {certificateJson, certificateSig: encodeBase64(signature), certificate}
 }
 
-/** The chain rules of DESIGN §7.1 an issuer certificate must satisfy before it signs `certificate`. */
+/** The chain rules an issuer certificate must satisfy before it signs `certificate`. */
 function assertCanIssue(issuer: Certificate, certificate: Certificate, signerPrivateKey: Uint8Array): void {
   if (issuer.keyUsage[0] !== 'issuer') {
     throw new SigningError('certificate-wrong-purpose', `The issuer certificate ${issuer.certificateId} has key usage "${issuer.keyUsage[0]}"; only an "issuer" certificate issues certificates.`)

@@ -49,14 +49,14 @@ interface CertificateFile {
 }
 
 /**
- * Checks a certificate chain in the order of DESIGN §7.4, first failure decides:
+ * Checks a certificate chain in this order, first failure decides:
  * 1. `certificate-unreadable`: certificate.json or certificate.sig absent; a certificate file (or, when
  *    both are present, an issuer file) that is not a strict JSON object of at most 64 KiB or a `.sig` that
  *    is not canonical base64 text. A lone issuer file is left to steps 5 and 6.
  * 2. `certificate-untrusted`: the root-signed certificate (issuer.json when certificate.json names an
  *    `issuer`, else certificate.json) names a root the trust store lacks or its root signature fails;
  *    with an issuer, certificate.sig must verify under the issuer's key.
- * 3. `certificate-malformed`: a chain certificate breaks a DESIGN §7.1 format; an issuer certificate is
+ * 3. `certificate-malformed`: a chain certificate breaks the certificate format; an issuer certificate is
  *    itself issued (schemaVersion 2).
  * 4. `certificate-wrong-purpose`: the certificate's keyUsage is not ["package"], the issuer's not ["issuer"].
  * 5. `certificate-issuer-missing`: certificate.json names an issuer, issuer.json or issuer.sig is absent.

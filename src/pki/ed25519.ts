@@ -35,14 +35,14 @@ function isTorsionFreeNonIdentity(point: ed.Point): boolean {
   return !point.is0() && point.isTorsionFree()
 }
 
-/** True when `publicKey` is a key DESIGN §7.3 accepts: 32 bytes, canonical, not the identity, torsion-free. */
+/** True when `publicKey` is a key strict verification accepts: 32 bytes, canonical, not the identity, torsion-free. */
 export function isStrictPublicKey(publicKey: Uint8Array): boolean {
   const point = decodeCanonicalPoint(publicKey)
   return point !== null && isTorsionFreeNonIdentity(point)
 }
 
 /**
- * Strict Ed25519 verification (DESIGN §7.3). Accepts only when: the signature is 64 bytes; A is a
+ * Strict Ed25519 verification. Accepts only when: the signature is 64 bytes; A is a
  * canonical, non-identity point with no small-order component; R is canonical, not the identity and
  * (like A) free of any small-order component; S < L; and the RFC 8032 equation holds. With A and R in
  * the prime-order subgroup the cofactored and cofactorless equations agree, so every verifier that

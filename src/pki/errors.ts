@@ -23,7 +23,7 @@ export type SigningErrorCode =
   | 'certificate-unreadable'
   /** The issuer's signature over the certificate does not verify. */
   | 'certificate-untrusted'
-  /** A certificate's bytes are not a certificate of DESIGN §7.1. */
+  /** A certificate's bytes are not a certificate (docs/signing.md). */
   | 'certificate-malformed'
   /** A certificate used to sign or issue has the wrong key usage. */
   | 'certificate-wrong-purpose'
@@ -51,14 +51,14 @@ export type SigningErrorCode =
   | 'manifest-malformed'
   /** The artifact's `files[]` does not list exactly its payload with the right sizes and digests: the code says how. */
   | FileProblemCode
-  /** A signature block value cannot be written into the trailer of DESIGN §7.2. */
+  /** A signature block value cannot be written into the signature trailer. */
   | 'signature-malformed'
-  /** An entry name or digest handed to the artifact digest cannot be written into P (DESIGN §7.2). */
+  /** An entry name or digest handed to the artifact digest cannot be written into P. */
   | 'invalid-digest-input'
   /** The manifest names a publisher id that is not the certificate subject's (creator and organization certificates). */
   | 'publisher-mismatch'
   /** The artifact `sign` wrote did not verify; the output was removed. */
   | 'self-verification-failed'
 
-/** Thrown by the signing layer (DESIGN §7); callers branch on `code`. */
+/** Thrown by the signing layer; callers branch on `code`. */
 export class SigningError extends SvcPluginError<SigningErrorCode> {}

@@ -30,7 +30,7 @@ export function keyPairFiles(dir: string, name: string): {privateKeyFile: string
 /**
  * Generates a key pair (or takes `keyPair`) and writes `<name>.key` (mode 0600) and `<name>.pub` into
  * `dir`, creating `dir` if needed. Never overwrites: an existing file gives `output-exists` and
- * nothing is left behind (DESIGN §7.1).
+ * nothing is left behind.
  */
 export async function writeKeyPair(dir: string, name: string, keyPair: KeyPair = generateKeyPair()): Promise<WrittenKeyPair> {
   if (name === '' || /[/\\]/.test(name) || name === '.' || name === '..') {

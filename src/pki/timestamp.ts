@@ -1,6 +1,6 @@
 /**
  * The one timestamp format of the signing layer: `YYYY-MM-DDTHH:MM:SSZ`, RFC 3339 in UTC with
- * whole seconds (DESIGN §7.1 certificate times, §7.2 `signedAt`). Fractions, offsets and lower-case
+ * whole seconds (certificate times and `signedAt`). Fractions, offsets and lower-case
  * `t`/`z` are refused so that every verifier reads the same instant from the same text.
  */
 const timestampShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/

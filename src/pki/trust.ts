@@ -15,7 +15,7 @@ export interface TrustedRoot {
   publicKey: string
 }
 
-/** The roots a verifier trusts (DESIGN §7.1): the JSON shape of `trust.json`. */
+/** The roots a verifier trusts: the JSON shape of `trust.json`. */
 export interface TrustStore {
   roots: TrustedRoot[]
 }

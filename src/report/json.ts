@@ -2,7 +2,7 @@ import type {Diagnostic} from '../manifest/diagnostic.js'
 import type {Level} from '../manifest/levels.js'
 import type {ValidationReport} from '../manifest/report.js'
 
-/** The `--json` document of `validate` (DESIGN §10, plus the manifest file the positions refer to). */
+/** The `--json` document of `validate` (plus the manifest file the positions refer to). */
 export interface ReportDocument {
   valid: boolean
   pluginId: string | null
@@ -12,7 +12,7 @@ export interface ReportDocument {
   problems: Diagnostic[]
 }
 
-/** The report reduced to the DESIGN §10 shape, keys in a fixed order. */
+/** The report reduced to the documented `--json` shape, keys in a fixed order. */
 export function reportDocument(report: ValidationReport): ReportDocument {
   return {
     valid: report.valid,

@@ -13,7 +13,7 @@ export function countProblems(report: ValidationReport): ProblemCounts {
 }
 
 /**
- * The closing line of a text report (DESIGN §10): `<id> <version>: N errors, M warnings.`,
+ * The closing line of a text report: `<id> <version>: N errors, M warnings.`,
  * named after the manifest file when the id is unknown (the file did not parse, or the id is bad).
  */
 export function summaryLine(report: ValidationReport, cwd: string): string {

@@ -15,7 +15,7 @@ export interface TextOptions {
 }
 
 /**
- * A report as lines for a terminal (DESIGN §10): one line per diagnostic,
+ * A report as lines for a terminal: one line per diagnostic,
  * `<severity> <code>: <message> [<pointer>] (<requiredBy>)`, then `  at <file>:<line>:<column>` when
  * the position is known, then the summary line. The root pointer `""` is shown as `[/]`; a null
  * pointer and an absent requiredBy are left out. Ends with a newline unless empty.

@@ -10,7 +10,7 @@ export interface RevocationSubject {
   issuer: Certificate | null
   /** The signing time, covered by the verified signature. */
   signedAt: string
-  /** `sha256:` + hex SHA-256 of P, the canonical artifact digest (DESIGN §7.2). */
+  /** `sha256:` + hex SHA-256 of P, the canonical artifact digest. */
   artifactDigest: string
 }
 

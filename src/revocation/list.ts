@@ -24,14 +24,14 @@ import {parseTrustStore, type TrustStore, trustedRootKey} from '../pki/trust.js'
  *   - `kind` `"key"`: `value` is the key fingerprint, `sha256:` + 64 lowercase hex of the SHA-256 of the
  *     raw 32-byte Ed25519 public key (the bytes the base64 `publicKey` of a certificate decodes to);
  *   - `kind` `"artifact"`: `value` is the canonical artifact digest, `sha256:` + 64 lowercase hex of
- *     SHA-256(P) (DESIGN §7.2: the digest the artifact signature covers, whoever signed it);
+ *     SHA-256(P) (the digest the artifact signature covers, whoever signed it);
  *   - `revokedAt`: a timestamp in the same format;
  *   - `reason`: one of {@link revocationReasons}.
  * Unknown members are refused anywhere: an older verifier must never silently skip a newer rule.
  *
  * `revocations.sig` is one line of standard padded base64 of the 64-byte Ed25519 signature, then `\n`,
  * by the root key over `svc-plugin-revocations/1\n` followed by the exact bytes of `revocations.json`
- * (domain-separated like certificates, DESIGN §7.1, so a list signature never verifies as anything else).
+ * (domain-separated like certificates, so a list signature never verifies as anything else).
  */
 
 /** What an entry revokes: a certificate (by id), a key (by fingerprint) or one artifact (by digest). */
@@ -162,9 +162,9 @@ export function checkRevocationListContent(value: Record<string, unknown>): stri
 
 /**
  * Verifies a list (in this order, first failure decides, all `revocation-list-invalid`): the signature
- * text is one line of base64 of 64 bytes; revocations.json is a strict JSON object (DESIGN §4.2 rules,
+ * text is one line of base64 of 64 bytes; revocations.json is a strict JSON object (the toolchain's one JSON dialect,
  * at most 16 MiB) with a well-formed `rootKeyId`; the trust store holds that root; the root's strict
- * Ed25519 signature (DESIGN §7.3) over `svc-plugin-revocations/1\n` + the bytes verifies; the content
+ * Ed25519 signature over `svc-plugin-revocations/1\n` + the bytes verifies; the content
  * has the shape documented above. Then, with the clock past `nextUpdate`, `revocation-list-stale` unless
  * `allowStale` (a stale list may lack a recent revocation: see `verifyContents`).
  */

@@ -49,7 +49,7 @@ export async function resolveRevocationTarget(options: RevocationTargetOptions, 
 }
 
 /**
- * The canonical artifact digest of a signed `.svcPlugin` (`sha256:` + hex SHA-256 of P, DESIGN §7.2), the
+ * The canonical artifact digest of a signed `.svcPlugin` (`sha256:` + hex SHA-256 of P), the
  * value an `artifact` entry names. Archive errors are thrown as they are; an unsigned artifact or a
  * signature block that is not the exact trailer is `invalid-revocation` (P is only defined for signed ones).
  */

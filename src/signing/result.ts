@@ -4,7 +4,7 @@ import type {Certificate} from '../pki/certificate.js'
 import type {RevocationEntry, RevocationListSummary} from '../revocation/list.js'
 
 /**
- * The outcome of verifying a signed artifact (DESIGN §7.4): every code in checklist order, the
+ * The outcome of verifying a signed artifact: every code in checklist order, the
  * verdict each one means to a host, and the result object `verifyContents` / `verifyArtifact` return.
  */
 
@@ -28,10 +28,10 @@ export const verifyCodes = [
   'signature-invalid',
   'revoked',
 ] as const
-/** A verification code (DESIGN §7.4). */
+/** A verification code. */
 export type VerifyCode = (typeof verifyCodes)[number]
 
-/** What a host acts on (DESIGN §7.4). */
+/** What a host acts on. */
 export type Verdict =
   | 'Trusted'
   | 'Unsigned'
@@ -45,7 +45,7 @@ export type Verdict =
 
 /**
  * The verdict of each code. Malformed: the artifact, its manifest, its signature block or its
- * certificate files cannot be read as DESIGN §5/§7 define them (an unsupported algorithm
+ * certificate files cannot be read as the artifact format and the signing rules define them (docs/artifact-format.md, docs/signing.md) (an unsupported algorithm
  * included: nothing can be checked). UntrustedRoot: no chain to a trusted root (unknown root, bad
  * certificate signature, an issuer that is not the named one or does not contain the certificate's
  * validity). ContentMismatch: the bytes are not what the signed manifest declares, or the manifest

@@ -21,7 +21,7 @@ export interface UploadProblem {
   archiveCode?: string
 }
 
-/** What `verifyUpload` returns (DESIGN §9): every problem found, in one report. */
+/** What `verifyUpload` returns: every problem found, in one report. */
 export interface UploadReport {
   /** True when no problem is an error and the signature verdict is Trusted. */
   accepted: boolean
@@ -30,7 +30,7 @@ export interface UploadReport {
   version: string | null
   /** Validation problems (in report order), then the signature's, the publisher's and the version's. */
   problems: UploadProblem[]
-  /** The signature verdict (DESIGN §7.4). */
+  /** The signature verdict. */
   verdict: Verdict
   /** The signing certificate, when the verifier got as far as reading it. */
   certificateId: string | null

@@ -34,7 +34,7 @@ export interface VerifyUploadOptions {
   allowStaleRevocations?: boolean
   /** The verifier's clock (default: now). */
   now?: Date
-  /** Archive limits (DESIGN §5.2 defaults for anything not given). */
+  /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
 }
 

@@ -6,7 +6,7 @@ import {SizeTally, checkCompressionRatio, defaultArchiveLimits, resolveLimits} f
 const MiB = 1024 * 1024
 
 describe('defaultArchiveLimits', () => {
-  it('holds the limits of DESIGN §5.2', () => {
+  it('holds the documented default limits', () => {
     assert.deepEqual(defaultArchiveLimits, {
       maxEntries: 20_000,
       maxArchiveBytes: 512 * MiB,

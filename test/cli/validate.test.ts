@@ -254,7 +254,7 @@ describe('svc-plugin validate', () => {
       assert.doesNotMatch(result.stdout, /\u001b/)
     })
 
-    it('json: the DESIGN §10 document; --json prints the same', async () => {
+    it('json: the documented report document; --json prints the same', async () => {
       const viaFormat = await validateJson([brokenPlugin, '--level', 'package', '--format', 'json'])
       const viaJson = await validateJson([brokenPlugin, '--level', 'package', '--json'])
       assert.equal(viaFormat.status, 1)

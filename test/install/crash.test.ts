@@ -29,7 +29,7 @@ function heavyPayload(): Record<string, Uint8Array | string> {
 }
 
 /**
- * The invariants after any kill (DESIGN §8): `versions/` holds only complete versions that verify,
+ * The invariants after any kill: `versions/` holds only complete versions that verify,
  * `current.json` parses and names one of them (or is absent before the first install finished).
  */
 async function assertConsistent(dataRoot: string, options: {currentMayBeAbsent: boolean}, label: string): Promise<void> {

@@ -24,7 +24,7 @@ function bytes(...parts: Array<string | number[]>): Uint8Array {
   return Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? [...encoder.encode(part)] : part)))
 }
 
-describe('readJsonDocument: strict JSON (DESIGN §4.2)', () => {
+describe('readJsonDocument: strict JSON', () => {
   describe('a line comment', () => {
     it('is malformed at the comment', () => {
       const diagnostic = refused('{\n  "a": 1 // note\n}')

@@ -77,7 +77,7 @@ describe('readFolderContent', () => {
   })
 })
 
-describe('levels on a plugin folder (DESIGN §4.1)', () => {
+describe('levels on a plugin folder', () => {
   it('the example plugin is valid at every level with no diagnostic', async () => {
     for (const level of ['development', 'package', 'publication'] as const) {
       const report = await validatePath({directory: examplePlugin}, {level})

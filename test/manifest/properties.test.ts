@@ -82,7 +82,7 @@ function reportAt(subject: Subject, level: Level, text = manifestText(subject.ma
 
 const errorKeys = (report: ValidationReport) => new Set(report.problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.code} ${problem.pointer}`))
 
-describe('levels are cumulative (DESIGN §4.1)', () => {
+describe('levels are cumulative', () => {
   it('a manifest valid at publication is valid at package and development; every lower-level error stays an error higher up', () => {
     fc.assert(
       fc.property(subjectArbitrary, (subject) => {
@@ -124,7 +124,7 @@ function fixedShapeObjects(manifest: Manifest): Array<Record<string, unknown>> {
   return objects
 }
 
-describe('unknown properties (specification: ignored everywhere)', () => {
+describe('unknown properties (ignored everywhere)', () => {
   it('never change the verdict or the codes, at the top level or in nested objects', () => {
     const additions = fc.array(
       fc.record({

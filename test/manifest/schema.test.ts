@@ -80,7 +80,7 @@ describe('schema/manifest.schema.json', () => {
     for (const value of keywordValues(manifestSchema, 'x-svc-requirement')) assert.ok((requirementCategories as readonly unknown[]).includes(value), String(value))
   })
 
-  it('gives the top-level fields the specification categories', () => {
+  it('gives the top-level fields their requirement categories', () => {
     const expected: Record<string, string> = {
       manifestVersion: 'runtime',
       id: 'runtime',

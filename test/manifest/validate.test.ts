@@ -17,7 +17,7 @@ function codesAt(change: (manifest: Manifest) => void): string[] {
   return validate(change).report.problems.map((problem) => `${problem.code} ${problem.pointer}`)
 }
 
-describe('one mistake gives one diagnostic (DESIGN §3)', () => {
+describe('one mistake gives one diagnostic', () => {
   const cases: Array<[string, (manifest: Manifest) => void, string[]]> = [
     ['an empty version (fails minLength and pattern)', (m) => (m['version'] = ''), ['invalid-version /version']],
     ['an id over 128 characters (fails maxLength)', (m) => (m['id'] = `a.${'b'.repeat(200)}`), ['invalid-plugin-id /id']],

@@ -3,7 +3,7 @@ import {describe, it} from 'node:test'
 
 import {isKnownPermission, knownPermissions} from '../../src/model/index.js'
 
-// The specification's vocabulary, written out again so that a change to the list is a visible test change.
+// The known vocabulary, written out again so that a change to the list is a visible test change.
 const specified = [
   'host:variables',
   'host:user-variables',
@@ -29,7 +29,7 @@ const specified = [
 ]
 
 describe('known permissions', () => {
-  it('are exactly the specification vocabulary, in its order', () => {
+  it('are exactly the known vocabulary, in its order', () => {
     assert.deepEqual([...knownPermissions], specified)
   })
 

@@ -106,7 +106,7 @@ describe('parseVersionRange: rejected forms', () => {
 
 describe('satisfies', () => {
   const rows: Array<[string, string, string, boolean]> = [
-    // Pure SemVer 2.0 precedence, no pre-release exclusion (DESIGN §4.3).
+    // Pure SemVer 2.0 precedence, no pre-release exclusion.
     ['>= excludes a pre-release of its own bound', '1.0.0-beta.1', '>=1.0.0', false],
     ['< includes a pre-release of its bound', '2.0.0-beta.1', '<2.0.0', true],
     ['>= includes a pre-release of a higher core', '1.1.0-beta.1', '>=1.0.0', true],

@@ -26,7 +26,7 @@ describe('RID keys', () => {
     })
   }
 
-  it('exports the specification pattern', () => {
+  it('exports the runtime identifier pattern', () => {
     assert.equal(ridPattern.source, '^[A-Za-z0-9.-]+$')
   })
 })

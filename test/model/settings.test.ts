@@ -78,7 +78,7 @@ for (const setting of settings) {
 }
 
 describe('the clamp table', () => {
-  it('holds the numbers of DESIGN §4.3', () => {
+  it('holds the documented clamps and defaults', () => {
     assert.deepEqual(settingClamps, {
       gracefulTimeoutSeconds: {min: 1, max: 60, default: 10},
       intervalSeconds: {min: 5, max: 120, default: 15},

@@ -13,7 +13,7 @@ async function packedPaths(source: string, options: {output?: string} = {}): Pro
   return result.files.map((file) => file.path)
 }
 
-describe('pack: what is collected from the source tree (DESIGN §6)', () => {
+describe('pack: what is collected from the source tree', () => {
   let work: {dir: string; cleanup: () => Promise<void>}
   let source: string
   beforeEach(async () => {

@@ -22,7 +22,7 @@ async function restamp(dir: string, fileMode: number, dirMode: number, when: Dat
   await utimes(dir, when, when)
 }
 
-describe('pack: deterministic output (DESIGN §5.4)', () => {
+describe('pack: deterministic output', () => {
   let work: {dir: string; cleanup: () => Promise<void>}
   let first: PackResult
   let second: PackResult

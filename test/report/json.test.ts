@@ -17,7 +17,7 @@ describe('renderJson', () => {
     })
   })
 
-  it('keeps diagnostic keys in the DESIGN order and leaves out an absent requiredBy', () => {
+  it('keeps diagnostic keys in the documented order and leaves out an absent requiredBy', () => {
     const document = JSON.parse(renderJson(sampleReport(mixedProblems)))
     assert.deepEqual(Object.keys(document.problems[0]), ['code', 'severity', 'message', 'pointer', 'line', 'column', 'requiredBy'])
     assert.deepEqual(Object.keys(document.problems[1]), ['code', 'severity', 'message', 'pointer', 'line', 'column'])

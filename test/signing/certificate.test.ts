@@ -10,7 +10,7 @@ describe('issueCertificate', () => {
   const pki = createPki()
   const certificate = parseCertificate(pki.certificate.json)
 
-  it('writes every DESIGN §7.1 field, schemaVersion 1 without an issuer', () => {
+  it('writes every certificate field, schemaVersion 1 without an issuer', () => {
     assert.deepEqual(Object.keys(certificate), ['schemaVersion', 'certificateId', 'subject', 'algorithm', 'publicKey', 'keyUsage', 'notBefore', 'notAfter', 'issuedAt', 'rootKeyId'])
     assert.equal(certificate.schemaVersion, 1)
     assert.match(certificate.certificateId, /^cert_[0-9a-f]{32}$/)

@@ -4,7 +4,7 @@ import {describe, it} from 'node:test'
 import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest.js'
 import {sha256Of} from './pki.js'
 
-describe('the canonical artifact digest P (DESIGN §7.2)', () => {
+describe('the canonical artifact digest P', () => {
   const unsignedManifest = new Uint8Array(Buffer.from('{"id":"a.b"}'))
   const files = new Map([
     ['zeta.txt', {size: 1, sha256: sha256Of('z')}],
@@ -43,7 +43,7 @@ describe('the canonical artifact digest P (DESIGN §7.2)', () => {
   })
 })
 
-describe('the signature message (DESIGN §7.2)', () => {
+describe('the signature message', () => {
   it('is five \\n-terminated lines naming the algorithm, key, time and digest', () => {
     const digest = 'ab'.repeat(32)
     assert.equal(

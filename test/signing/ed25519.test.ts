@@ -48,7 +48,7 @@ function addToScalar(signature: Uint8Array, addend: bigint): Uint8Array {
   return out
 }
 
-describe('strict Ed25519 (DESIGN §7.3) against the strictness vectors', () => {
+describe('strict Ed25519 against the strictness vectors', () => {
   it('carries all 33 vectors, exactly two of them strict', () => {
     assert.equal(vectors.length, 33)
     assert.deepEqual(

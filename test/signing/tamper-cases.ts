@@ -67,7 +67,7 @@ function issuerChain(context: TamperContext, window: {issuer?: [string, string];
   return {issuer, leaf}
 }
 
-/** Every case of the tamper suite (DESIGN §7.2–§7.4), each with the code it must produce. */
+/** Every case of the tamper suite, each with the code it must produce. */
 export const tamperCases: TamperCase[] = [
   {name: 'an honestly signed artifact', expect: 'valid', build: ({signed}) => signed},
 

@@ -25,7 +25,7 @@ describe('appendSignatureTrailer', () => {
   })
 })
 
-describe('splitSignedManifest (DESIGN §7.2)', () => {
+describe('splitSignedManifest', () => {
   const signed = text(appendSignatureTrailer(bytes(packed), signature))
 
   it('gives U = the bytes before the trailer and "}", and the trailer values', () => {

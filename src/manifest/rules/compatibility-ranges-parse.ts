@@ -3,7 +3,7 @@ import {describePointer} from '../../json/pointer.js'
 import type {Rule} from './types.js'
 import {member, quote} from './values.js'
 
-/** How every range rule explains the grammar (DESIGN §4.3). */
+/** How every range rule explains the grammar. */
 export const rangeGrammar = 'use * or comma-separated comparators (=, >, >=, <, <= followed by a SemVer version), e.g. ">=1.2.0, <2.0.0"; ^, ~, || and x are not supported'
 
 /**

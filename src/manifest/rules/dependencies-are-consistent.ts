@@ -5,7 +5,7 @@ import {pluginIdProblem} from './id-is-a-plugin-id.js'
 import type {Rule} from './types.js'
 import {arrayItems, member, quote} from './values.js'
 
-/** The arrays of references to other plugins, which share the reference rules (DESIGN §4.3). */
+/** The arrays of references to other plugins, which share the reference rules. */
 export const referenceLists = ['dependencies', 'conflicts', 'iconPacks'] as const
 
 /**

@@ -4,7 +4,7 @@ import {declaredEntrypoints, normalizePackagePath, quote} from './values.js'
 
 /**
  * Each runtime identifier's executable lives in a directory of its own (`entrypoint-layout-invalid`,
- * DESIGN §4.4): not at the package root, and no two identifiers sharing a directory (compared
+ * the multi-RID layout): not at the package root, and no two identifiers sharing a directory (compared
  * case-insensitively, after normalising separators and dropping `.` segments). Every offending
  * identifier is reported. `runtimes/<rid>/` is the convention, not a rule.
  */

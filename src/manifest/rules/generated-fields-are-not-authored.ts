@@ -6,7 +6,7 @@ const generatedFields = ['files', 'signature'] as const
 
 /**
  * A source tree does not carry `files` or `signature` (`generated-field-authored`, a warning): pack
- * discards `files` and drops `signature` (DESIGN §4.1). Artifacts and installed versions are not source trees.
+ * discards `files` and drops `signature`. Artifacts and installed versions are not source trees.
  */
 export const generatedFieldsAreNotAuthored: Rule = {
   name: 'generated-fields-are-not-authored',

@@ -9,7 +9,7 @@ export interface ExpectedIdentity {
 
 /**
  * An installed manifest agrees with its directory `<id>/versions/<version>/` (`id-mismatch`,
- * `version-mismatch`; specification, "Plugin manifest"). Built per call: the expectation is the caller's.
+ * `version-mismatch`: a host rejects such a manifest). Built per call: the expectation is the caller's.
  */
 export function identityMatchesDirectory(expected: ExpectedIdentity): Rule {
   return {

@@ -29,7 +29,7 @@ export type {Finding, Rule, RuleContext, SchemaClaim} from './types.js'
  * directory is not also called a script; a misplaced executable is not also called missing).
  */
 export const rules: readonly Rule[] = [
-  // development (DESIGN §4.1): shape and cross-field rules
+  // development: shape and cross-field rules
   idIsAPluginId,
   nameIsDisplayable,
   versionIsSemVer,

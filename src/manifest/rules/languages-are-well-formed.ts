@@ -4,7 +4,7 @@ import {arrayItems, asciiLowerCase, isBlank, quote} from './values.js'
 
 /**
  * Each language is a well-shaped tag, listed once case-insensitively (`invalid-language`); a tag that is
- * well shaped but not registered is fine (DESIGN §4.3).
+ * well shaped but not registered is fine.
  */
 export const languagesAreWellFormed: Rule = {
   name: 'languages-are-well-formed',

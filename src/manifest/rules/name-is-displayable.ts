@@ -1,7 +1,7 @@
 import type {Rule} from './types.js'
 import {isBlank, member, quote} from './values.js'
 
-/** Longest display name (specification, "Limits": manifest name length), in UTF-16 code units. */
+/** Longest display name (the manifest format's name length limit), in UTF-16 code units. */
 export const maxNameLength = 128
 
 const controlCharacter = /\p{Cc}/u

@@ -2,7 +2,7 @@ import {levelIncludes} from '../levels.js'
 import type {Rule} from './types.js'
 import {hasMember, isBlank, isRecord, member} from './values.js'
 
-/** Top-level fields a store listing needs (x-svc-requirement `publication`), in the specification's order. */
+/** Top-level fields a store listing needs (x-svc-requirement `publication`), in the manifest format's order. */
 export const publicationFields = ['description', 'icon', 'publisher', 'license', 'repository', 'compatibility'] as const
 
 /** The `compatibility` members that count as declaring something. */
@@ -20,7 +20,7 @@ const hints: Record<(typeof publicationFields)[number], string> = {
 /**
  * The publication fields are present (`publication-metadata-missing`): a warning at package level, an
  * error (`requiredBy: publication`) at publication level, one per missing field. A missing field is
- * reported at its parent, the root (DESIGN §3); an empty `compatibility` or a blank `description` or
+ * reported at its parent, the root; an empty `compatibility` or a blank `description` or
  * `license` is reported where it is.
  */
 export const publicationMetadataIsPresent: Rule = {

@@ -24,7 +24,7 @@ export interface RuleContext {
   readonly content: PackageContent | undefined
   /**
    * Pointers already rejected, by the schema or by an earlier rule's error: a rule never judges
-   * such a value again, so one mistake gives one diagnostic (DESIGN §3).
+   * such a value again, so one mistake gives one diagnostic.
    */
   readonly rejected: ReadonlySet<string>
   emit(finding: Finding): void
@@ -33,7 +33,7 @@ export interface RuleContext {
 /**
  * Schema errors a rule takes over: an Ajv error with one of `keywords` at an instance path matching
  * `pointer` is dropped when the rule reported an error at that path or below it, so that the
- * specification's code replaces the generic `schema:<keyword>` (DESIGN §3).
+ * manifest format's own code replaces the generic `schema:<keyword>`.
  */
 export interface SchemaClaim {
   keywords: readonly string[]
@@ -46,7 +46,7 @@ export interface Rule {
   readonly name: string
   /** Codes it can report. */
   readonly codes: readonly DiagnosticCode[]
-  /** The lowest level it runs at (DESIGN §4.1). */
+  /** The lowest level it runs at. */
   readonly level: Level
   readonly claims?: readonly SchemaClaim[]
   check(context: RuleContext): void

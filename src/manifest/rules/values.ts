@@ -35,7 +35,7 @@ export function asciiLowerCase(text: string): string {
 
 /**
  * A package path as the content snapshot spells it: `\` read as `/`, `.` and empty segments dropped
- * (DESIGN §4.4). Only for paths that passed the executable or icon path checks.
+ *. Only for paths that passed the executable or icon path checks.
  */
 export function normalizePackagePath(path: string): string {
   return path
