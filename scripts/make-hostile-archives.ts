@@ -565,10 +565,19 @@ const definitions: CaseDefinition[] = [
   {name: 'dot-segment', description: 'a . segment', code: 'unsafe-entry', reason: 'dot-segment', build: () => buildZip(named('./notes.txt'))},
   {name: 'device-name-con', description: 'the Windows device name CON', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('assets/CON'))},
   {name: 'device-name-with-extension', description: 'a device name with an extension (lpt1.txt)', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('lpt1.txt'))},
+  {name: 'device-name-conin', description: 'the Windows console input CONIN$', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('assets/CONIN$'))},
+  {name: 'device-name-conout', description: 'the Windows console output conout$.log', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('conout$.log'))},
+  {name: 'device-name-superscript', description: 'COM¹, a superscript-digit serial port', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('COM¹.txt'))},
+  {name: 'short-name-alias', description: 'LONGDI~1, an 8.3 short name that can alias another entry on NTFS', code: 'unsafe-entry', reason: 'short-name-alias', build: () => buildZip(named('LONGDI~1/notes.txt'))},
+  {name: 'bidi-override', description: 'a right-to-left override that displays exe.txt as txt.exe', code: 'unsafe-entry', reason: 'format-character', build: () => buildZip(named('assets/report\u202etxt.exe'))},
+  {name: 'zero-width-space', description: 'a zero-width space hiding inside a name', code: 'unsafe-entry', reason: 'format-character', build: () => buildZip(named('runtimes/linux-x64/sam\u200bple'))},
   {name: 'invalid-utf8-name', description: 'a name flagged UTF-8 whose bytes are not UTF-8', code: 'unsafe-entry', reason: 'invalid-utf8', build: () => buildZip(named(Buffer.from([0x6e, 0x6f, 0x74, 0x65, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74])))},
 
   // The entry-path policy: file types.
   {name: 'symlink-entry', description: 'a symlink to /etc/passwd', code: 'unsafe-entry', reason: 'symlink', build: () => buildZip(moded(0o120777))},
+  {name: 'setuid-entry', description: 'a regular file asking for the setuid bit', code: 'unsafe-entry', reason: 'special-mode-bits', build: () => buildZip(moded(0o104755))},
+  {name: 'setgid-entry', description: 'a regular file asking for the setgid bit', code: 'unsafe-entry', reason: 'special-mode-bits', build: () => buildZip(moded(0o102755))},
+  {name: 'sticky-entry', description: 'a regular file asking for the sticky bit', code: 'unsafe-entry', reason: 'special-mode-bits', build: () => buildZip(moded(0o101644))},
   {name: 'symlink-7zip', description: 'a symlink in 7-Zip\'s convention (MS-DOS host, Unix bits flagged 0x8000)', code: 'unsafe-entry', reason: 'symlink', build: () => buildZip(moded(0, {versionMadeBy: 20, externalAttributes: ((0o120777 << 16) | 0x8000 | 0x20) >>> 0}))},
   {name: 'fifo-mode', description: 'a FIFO', code: 'unsafe-entry', reason: 'fifo', build: () => buildZip(moded(0o010644))},
   {name: 'socket-mode', description: 'a socket', code: 'unsafe-entry', reason: 'socket', build: () => buildZip(moded(0o140755))},
@@ -579,6 +588,7 @@ const definitions: CaseDefinition[] = [
   // The entry-path policy: duplicates and collisions.
   {name: 'duplicate-name', description: 'the same name twice', code: 'archive-malformed', reason: 'duplicate-name', build: () => buildZip(plugin({name: 'runtimes/linux-x64/sample', data: Buffer.from('replacement'), mode: 0o100755}))},
   {name: 'case-collision', description: 'README.md and readme.md', code: 'archive-malformed', reason: 'case-collision', build: () => buildZip(plugin({name: 'README.md', data: note}, {name: 'readme.md', data: note}))},
+  {name: 'directory-case-collision', description: 'share/a.txt and SHARE/b.txt: two spellings of one folder', code: 'archive-malformed', reason: 'case-collision', build: () => buildZip(plugin({name: 'share/a.txt', data: note}, {name: 'SHARE/b.txt', data: note}))},
   {name: 'nfc-collision', description: 'café.txt in NFC and in NFD', code: 'archive-malformed', reason: 'nfc-collision', build: () => buildZip(plugin({name: 'caf\u00e9.txt', data: note}, {name: 'cafe\u0301.txt', data: note}))},
   {name: 'file-directory-collision', description: 'a file named assets beside assets/icon.png', code: 'archive-malformed', reason: 'file-directory-collision', build: () => buildZip([manifest, {name: 'assets', data: note}, ...payload])},
 ]

@@ -45,6 +45,7 @@ const fileTypeReason = new Map<number, 'fifo' | 'character-device' | 'block-devi
   [0o140000, 'socket'],
 ])
 const typeRegular = 0o100000
+const specialModeBits = 0o7000
 const typeDirectory = 0o040000
 
 const strictUtf8 = new TextDecoder('utf-8', {fatal: true})
@@ -171,6 +172,14 @@ function unixMode(raw: Entry): number {
 }
 
 function checkFileType(name: string, mode: number, isDirectory: boolean): void {
+  // setuid, setgid and sticky bits: an installer never grants them, and an archive asking for them is hostile.
+  if ((mode & specialModeBits) !== 0) {
+    throw new ArchiveError('unsafe-entry', `Entry ${quoteName(name)} asks for the setuid, setgid or sticky bit (mode 0o${mode.toString(8)}); no entry may.`, {
+      reason: 'special-mode-bits',
+      entry: name,
+      mode,
+    })
+  }
   const type = mode & fileType
   if (type === 0 || type === typeRegular || (isDirectory && type === typeDirectory)) return
   const reason = fileTypeReason.get(type) ?? 'not-a-regular-file'

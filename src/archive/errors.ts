@@ -45,6 +45,7 @@ export type ArchiveErrorReason =
   | 'character-device'
   | 'block-device'
   | 'not-a-regular-file'
+  | 'special-mode-bits'
   | 'invalid-utf8'
   // limit-exceeded
   | 'too-many-entries'

@@ -30,7 +30,10 @@ export class EntryNameRegistry {
         const prefixKey = entryCollisionKey(prefix)
         const file = this.#files.get(prefixKey)
         if (file !== undefined) throw fileFolderCollision(file, prefix)
-        if (!this.#folders.has(prefixKey)) this.#folders.set(prefixKey, prefix)
+        const spelled = this.#folders.get(prefixKey)
+        // Two spellings of one folder (`share/a`, `SHARE/b`) become one folder on Windows and macOS.
+        if (spelled === undefined) this.#folders.set(prefixKey, prefix)
+        else throw collision(spelled, prefix, 'Folders')
       }
       end = name.indexOf('/', end + 1)
     }
@@ -38,19 +41,19 @@ export class EntryNameRegistry {
   }
 }
 
-function collision(first: string, second: string): ArchiveError {
+function collision(first: string, second: string, what: 'Entries' | 'Folders' = 'Entries'): ArchiveError {
   if (first === second) {
     return new ArchiveError('archive-malformed', `The entry name ${quoteName(second)} appears twice.`, {reason: 'duplicate-name', entry: second})
   }
   if (first.normalize('NFC') === second.normalize('NFC')) {
     // Both look alike when printed: spell the code points out.
-    return new ArchiveError('archive-malformed', `Entries ${codePoints(first)} and ${codePoints(second)} are the same name in different Unicode normal forms.`, {
+    return new ArchiveError('archive-malformed', `${what} ${codePoints(first)} and ${codePoints(second)} are the same name in different Unicode normal forms.`, {
       reason: 'nfc-collision',
       entry: second,
       other: first,
     })
   }
-  return new ArchiveError('archive-malformed', `Entries ${quoteName(first)} and ${quoteName(second)} differ only in case.`, {
+  return new ArchiveError('archive-malformed', `${what} ${quoteName(first)} and ${quoteName(second)} differ only in case.`, {
     reason: 'case-collision',
     entry: second,
     other: first,

@@ -18,6 +18,8 @@ export type EntryPathProblem =
   | 'reserved-character'
   | 'trailing-dot-or-space'
   | 'device-name'
+  | 'short-name-alias'
+  | 'format-character'
 
 /** Options of {@link checkEntryPath}. */
 export interface EntryPathOptions {
@@ -38,8 +40,15 @@ const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
 const reservedCharacter = /[<>:"|?*]/
 const drivePrefix = /^[A-Za-z]:/
 // Windows device names, matched on the segment's part before its first dot, trailing spaces ignored
-// (Windows opens the device for `CON.txt` and `con .log` alike).
-const deviceName = /^(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])$/i
+// (Windows opens the device for `CON.txt` and `con .log` alike); the superscript digits name the same
+// ports, and CONIN$ / CONOUT$ are the console's input and output.
+const deviceName = /^(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³]|conin\$|conout\$)$/i
+// An 8.3 short name (`LONGDI~1`): on NTFS it can be another spelling of a different entry's long name,
+// so two entries may land on one file.
+const shortNameAlias = /~\d/
+// Invisible formatting characters (Unicode category Cf: bidirectional overrides, zero-width joiners and
+// spaces, soft hyphens) let a name display as another name.
+const formatCharacter = /\p{Cf}/u
 
 /**
  * Judges one entry path against the entry-path policy (docs/artifact-format.md) and returns the first rule it breaks, or null when the
@@ -50,6 +59,7 @@ export function checkEntryPath(path: string, options: EntryPathOptions = {}): En
   const source = options.source === true
   if (path.length === 0) return 'empty'
   if (controlCharacter.test(path)) return 'control-character'
+  if (formatCharacter.test(path)) return 'format-character'
   if (path.length > maxEntryPathLength) return 'too-long'
   if (path.startsWith('/') || path.startsWith('\\')) return 'absolute'
   if (drivePrefix.test(path)) return 'drive-letter'
@@ -72,6 +82,7 @@ function checkSegment(segment: string, source: boolean): EntryPathProblem | null
   if (segment.endsWith('.') || segment.endsWith(' ')) return 'trailing-dot-or-space'
   const stem = segment.split('.', 1)[0]!.trimEnd()
   if (deviceName.test(stem)) return 'device-name'
+  if (shortNameAlias.test(segment)) return 'short-name-alias'
   return null
 }
 
@@ -88,7 +99,9 @@ const problemText: Record<EntryPathProblem, string> = {
   'empty-segment': 'has an empty segment',
   'reserved-character': 'contains one of the characters < > : " | ? *',
   'trailing-dot-or-space': 'has a segment ending with a dot or a space',
-  'device-name': 'uses a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)',
+  'device-name': 'uses a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, CONIN$, CONOUT$)',
+  'short-name-alias': 'has a segment with "~" and a digit, the shape of a Windows 8.3 short name that can alias another entry',
+  'format-character': 'contains an invisible formatting character (such as a bidirectional override or a zero-width space) that lets it display as another name',
 }
 
 /** A plain sentence saying why `path` was refused, naming the path (JSON-quoted, so controls stay visible). */

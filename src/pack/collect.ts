@@ -60,6 +60,12 @@ export async function collectSourceFiles(root: string, options: {exclude?: reado
         details: {path: name, reason: stats.isSymbolicLink() ? 'symlink' : 'special-file'},
       })
     }
+    // An artifact's files get 0644 or 0755; a source file asking for setuid, setgid or sticky is a mistake to fix, not to drop silently.
+    if ((stats.mode & 0o7000) !== 0) {
+      throw new PackError('source-entry-rejected', `${name} has the setuid, setgid or sticky bit (mode 0o${(stats.mode & 0o7777).toString(8)}); an artifact never carries them. Clear the bit (chmod u-s,g-s,-t) or list it in ${ignoreFileName}.`, {
+        details: {path: name, reason: 'special-mode-bits'},
+      })
+    }
     if (signingNames.has(name)) {
       throw new PackError('source-entry-rejected', `${name} is a name the signer writes at the artifact root; a source tree must not hold it. Remove it or list it in ${ignoreFileName}.`, {
         details: {path: name, reason: 'reserved-signing-name'},

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
-import {mkdir, readdir, rm, symlink, unlink} from 'node:fs/promises'
+import {chmod, mkdir, readdir, rm, symlink, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {after, afterEach, beforeEach, describe, it} from 'node:test'
 import {PackError} from '../../src/pack/errors.js'
@@ -112,6 +112,45 @@ describe('pack: what is collected from the source tree', () => {
       await writeTree(source, {'docs/CON.txt': 'x'})
       const error = await expectRejected('docs/CON.txt', 'device-name')
       assert.match(error.message, /device name/)
+    })
+
+    it('refuses the Windows console names CONIN$ and CONOUT$, and a superscript-digit port (COM¹)', async () => {
+      await writeTree(source, {'docs/CONIN$': 'x'})
+      await expectRejected('docs/CONIN$', 'device-name')
+      await rm(path.join(source, 'docs'), {recursive: true})
+      await writeTree(source, {'conout$.log': 'x'})
+      await expectRejected('conout$.log', 'device-name')
+      await rm(path.join(source, 'conout$.log'))
+      await writeTree(source, {'COM\u00b9.txt': 'x'})
+      await expectRejected('COM\u00b9.txt', 'device-name')
+    })
+
+    it('refuses an 8.3 short-name alias (LONGDI~1), which can alias another entry on NTFS', async () => {
+      await writeTree(source, {'LONGDI~1/notes.txt': 'x'})
+      await expectRejected('LONGDI~1/notes.txt', 'short-name-alias')
+    })
+
+    it('refuses a bidirectional override and a zero-width space in a name', async () => {
+      await writeTree(source, {'report\u202etxt.exe': 'x'})
+      await expectRejected('report\u202etxt.exe', 'format-character', 'report')
+      await rm(path.join(source, 'report\u202etxt.exe'))
+      await writeTree(source, {'sam\u200bple.txt': 'x'})
+      await expectRejected('sam\u200bple.txt', 'format-character', 'sam')
+    })
+
+    it('refuses two folders that differ only in case (share/, SHARE/)', async () => {
+      await writeTree(source, {'SHARE/b.txt': 'b', 'share/a.txt': 'a'})
+      const error = await expectRejected('share/a.txt', 'case-collision', 'SHARE')
+      assert.match(error.message, /Folders "SHARE" and "share" differ only in case/)
+    })
+
+    it('refuses a file with the setuid, setgid or sticky bit', async () => {
+      for (const mode of [0o4755, 0o2755, 0o1644]) {
+        await writeTree(source, {'bin/tool': 'x'})
+        await chmod(path.join(source, 'bin', 'tool'), mode)
+        await expectRejected('bin/tool', 'special-mode-bits')
+        await rm(path.join(source, 'bin'), {recursive: true})
+      }
     })
 
     it('refuses a name with a colon', async () => {
