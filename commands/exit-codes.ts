@@ -82,6 +82,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'merge-needs-two': usage,
   'invalid-key-name': usage,
   'invalid-root-key-id': usage,
+  'invalid-key-usage': usage,
   'invalid-validity': usage,
   'invalid-signer': usage,
   'invalid-revocation': usage,

@@ -76,6 +76,19 @@ export function readCertificateObject(bytes: Uint8Array): Record<string, unknown
   return document.ok ? document.value : null
 }
 
+/**
+ * The one key usage each subject kind may have: publishers (`creator`, `organization`) sign packages, a
+ * `service` signs registry data, an `issuer` issues certificates. A certificate pairing them otherwise
+ * would let one key act in two roles.
+ */
+export const keyUsageOfKind: Readonly<Record<SubjectKind, KeyUsage>> = {creator: 'package', organization: 'package', service: 'registry', issuer: 'issuer'}
+
+/** Why a subject kind and a key usage do not go together (a phrase), or null. */
+export function checkKindAndUsage(kind: SubjectKind, usage: KeyUsage): string | null {
+  const expected = keyUsageOfKind[kind]
+  return usage === expected ? null : `keyUsage "${usage}" does not go with subject.kind "${kind}": a ${kind} certificate has key usage "${expected}"`
+}
+
 /** Why `value` is not a certificate as docs/signing.md defines it (a sentence), or null when it is one. */
 export function checkCertificate(value: Record<string, unknown>): string | null {
   for (const key of Object.keys(value)) {
@@ -91,6 +104,8 @@ export function checkCertificate(value: Record<string, unknown>): string | null 
   if (!Array.isArray(keyUsage) || keyUsage.length !== 1 || !(keyUsages as readonly unknown[]).includes(keyUsage[0])) {
     return 'keyUsage must be exactly one of ["package"], ["registry"], ["issuer"]'
   }
+  const pairing = checkKindAndUsage((subject as CertificateSubject).kind, keyUsage[0] as KeyUsage)
+  if (pairing !== null) return pairing
   for (const [name, time] of [['notBefore', notBefore], ['notAfter', notAfter], ['issuedAt', issuedAt]] as const) {
     if (parseTimestamp(time) === null) return `${name} must be a UTC time written YYYY-MM-DDTHH:MM:SSZ`
   }
@@ -188,6 +203,8 @@ export function issueCertificate(options: IssueCertificateOptions): IssuedCertif
   if ((parseTimestamp(notBefore) as number) > (parseTimestamp(notAfter) as number)) {
     throw new SigningError('invalid-validity', `notBefore (${notBefore}) is after notAfter (${notAfter}).`)
   }
+  const pairing = (subjectKinds as readonly unknown[]).includes(options.subject.kind) && (keyUsages as readonly unknown[]).includes(options.keyUsage) ? checkKindAndUsage(options.subject.kind, options.keyUsage) : null
+  if (pairing !== null) throw new SigningError('invalid-key-usage', `The certificate cannot be issued: ${pairing}.`, {details: {kind: options.subject.kind, usage: options.keyUsage}})
   if (!isStrictPublicKey(options.subjectPublicKey)) {
     throw new SigningError('key-invalid', 'The subject public key is not a strict Ed25519 key (canonical, not the identity, no small-order component).')
   }

@@ -43,6 +43,8 @@ export type SigningErrorCode =
   | 'invalid-validity'
   /** A root key id does not match `^root_[0-9a-z]{4,32}$`. */
   | 'invalid-root-key-id'
+  /** A certificate to issue pairs a subject kind with another key usage than its own (creator and organization: package; service: registry; issuer: issuer). */
+  | 'invalid-key-usage'
   /** `sign` was given an artifact that already carries a signature or certificate files. */
   | 'already-signed'
   /** The artifact has no manifest.json. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
-import {certificateMessage, issueCertificate, parseCertificate} from '../../src/pki/certificate.js'
+import {certificateMessage, issueCertificate, keyUsages, parseCertificate, subjectKinds} from '../../src/pki/certificate.js'
 import {generateKeyPair, verifyStrict} from '../../src/pki/ed25519.js'
 import {createPki, issueFor, testNow, validFrom, validTo} from './pki.js'
 
@@ -46,7 +46,7 @@ describe('issueCertificate', () => {
     assert.throws(() => issueCertificate({...base, ...window, signerPrivateKey: issuer.keyPair.privateKey, issuerCertificate: issuer.files.json, notAfter: '2030-12-01T00:00:01Z'}), {code: 'certificate-outlives-issuer'})
     assert.throws(() => issueCertificate({...base, ...window, signerPrivateKey: pki.root.privateKey, issuerCertificate: issuer.files.json}), {code: 'key-mismatch'})
     assert.throws(() => issueCertificate({...base, ...window, signerPrivateKey: pki.signer.privateKey, issuerCertificate: pki.certificate.json}), {code: 'certificate-wrong-purpose'})
-    assert.throws(() => issueCertificate({...base, ...window, keyUsage: 'issuer', signerPrivateKey: issuer.keyPair.privateKey, issuerCertificate: issuer.files.json}), {code: 'chain-too-long'})
+    assert.throws(() => issueCertificate({...base, ...window, subject: {kind: 'issuer', id: 'com.example.sub', name: 'Sub-issuer'}, keyUsage: 'issuer', signerPrivateKey: issuer.keyPair.privateKey, issuerCertificate: issuer.files.json}), {code: 'chain-too-long'})
     assert.throws(
       () => issueCertificate({...base, ...window, signerPrivateKey: issuer.keyPair.privateKey, issuerCertificate: issuer.files.json, rootKeyId: 'root_other'}),
       {code: 'certificate-issuer-mismatch'},
@@ -99,4 +99,28 @@ describe('parseCertificate is strict about every field', () => {
   it('accepts the certificate it issued, at the issue time of the test clock', () => {
     assert.equal(parseCertificate(encode(good)).issuedAt, testNow.toISOString().replace('.000', ''))
   })
+})
+
+describe('one meaning per subject kind and key usage', () => {
+  const pki = createPki()
+  const pairs = [
+    ['creator', 'package'],
+    ['organization', 'package'],
+    ['service', 'registry'],
+    ['issuer', 'issuer'],
+  ] as const
+  for (const [kind, usage] of pairs) {
+    it(`issues a ${kind} certificate with key usage ${usage}`, () => {
+      const issued = issueFor(pki.root.privateKey, pki.rootKeyId, {kind, usage})
+      assert.deepEqual(parseCertificate(issued.files.json).keyUsage, [usage])
+    })
+  }
+  for (const kind of subjectKinds) {
+    for (const usage of keyUsages) {
+      if (pairs.some(([k, u]) => k === kind && u === usage)) continue
+      it(`refuses to issue a ${kind} certificate with key usage ${usage}: invalid-key-usage`, () => {
+        assert.throws(() => issueFor(pki.root.privateKey, pki.rootKeyId, {kind, usage}), {code: 'invalid-key-usage'})
+      })
+    }
+  }
 })

@@ -44,7 +44,7 @@ export function issueFor(
 ): {keyPair: KeyPair; files: {json: Uint8Array; sig: string}} {
   const keyPair = generateKeyPair()
   const issued = issueCertificate({
-    subject: {kind: overrides.kind ?? 'creator', id: overrides.id ?? 'com.example', name: 'Example Labs'},
+    subject: {kind: overrides.kind ?? ({package: 'creator', registry: 'service', issuer: 'issuer'} as const)[overrides.usage ?? 'package'], id: overrides.id ?? 'com.example', name: 'Example Labs'},
     subjectPublicKey: overrides.subjectPublicKey ?? keyPair.publicKey,
     keyUsage: overrides.usage ?? 'package',
     notBefore: overrides.notBefore ?? validFrom,

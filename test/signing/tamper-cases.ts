@@ -152,6 +152,14 @@ export const tamperCases: TamperCase[] = [
     },
   },
   {
+    name: 'a package certificate for a service subject (kind and key usage disagree)',
+    expect: 'certificate-malformed',
+    build: (context) => {
+      const leaf = craftedLeaf(context, {subject: {kind: 'service', id: 'com.example', name: 'Example Labs'}})
+      return forgeSample(context, {chain: leaf.chain, privateKey: leaf.privateKey})
+    },
+  },
+  {
     name: 'a small-order public key certified by the root',
     expect: 'signature-invalid',
     build: (context) => {
@@ -232,10 +240,10 @@ export const tamperCases: TamperCase[] = [
   {name: 'a manifest naming another publisher id', expect: 'publisher-mismatch', build: (context) => forgeSample(context, {publisherId: 'com.other'})},
   {name: 'a manifest without publisher.id', expect: 'valid', build: (context) => signedSample(context.pki, {publisherId: null})},
   {
-    name: 'a service certificate for a manifest naming another publisher id',
-    expect: 'valid',
+    name: 'a service certificate (key usage registry) for a manifest naming another publisher id',
+    expect: 'certificate-wrong-purpose',
     build: (context) => {
-      const service = issueFor(context.pki.root.privateKey, context.pki.rootKeyId, {kind: 'service', id: 'store-bot'})
+      const service = issueFor(context.pki.root.privateKey, context.pki.rootKeyId, {kind: 'service', id: 'store-bot', usage: 'registry'})
       return forgeSample(context, {chain: {certificate: service.files}, privateKey: service.keyPair.privateKey, publisherId: 'com.other'})
     },
   },

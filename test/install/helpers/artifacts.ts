@@ -37,13 +37,13 @@ const day = 24 * 60 * 60 * 1000
  * {@link testNow}) to a year after; artifacts are signed at `now`.
  */
 export function createSigner(
-  options: {rootKeyId?: string; usage?: 'package' | 'registry'; now?: Date; subject?: {kind: 'creator' | 'organization'; id: string; name: string}; sameRootAs?: TestSigner} = {},
+  options: {rootKeyId?: string; usage?: 'package' | 'registry'; now?: Date; subject?: {kind: 'creator' | 'organization' | 'service'; id: string; name: string}; sameRootAs?: TestSigner} = {},
 ): TestSigner {
   const now = new Date(Math.floor((options.now ?? testNow).getTime() / 1000) * 1000)
   const {rootKeyId, keyPair: root, trustStore: trust} = options.sameRootAs?.root ?? createRoot(options.rootKeyId ?? 'root_install')
   const keyPair = generateKeyPair()
   const issued = issueCertificate({
-    subject: options.subject ?? {kind: 'creator', id: 'com.example', name: 'Example Labs'},
+    subject: options.subject ?? {kind: options.usage === 'registry' ? 'service' : 'creator', id: 'com.example', name: 'Example Labs'},
     subjectPublicKey: keyPair.publicKey,
     keyUsage: options.usage ?? 'package',
     notBefore: new Date(now.getTime() - day),
