@@ -113,6 +113,9 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   // Installation refused.
   incompatible: invalid,
   'id-mismatch': invalid,
+  'version-mismatch': invalid,
+  'artifact-digest-mismatch': invalid,
+  'entrypoint-missing': invalid,
   'already-installed': invalid,
   'unsigned-not-permitted': invalid,
   'signature-invalid': invalid,

@@ -1,23 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {protocolFlag} from './flags.js'
 import {formatBytes, progressBar} from './progress.js'
 import {install, readRevocationList, readTrustStore, type InstallWarning} from '../src/index.js'
 
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
-
-/** `--protocol 1-3` (or `2`): the protocol majors the host serves. */
-const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
-  description: 'Protocol majors the host serves, as MIN-MAX or one number.',
-  helpValue: '<min-max>',
-  async parse(input) {
-    const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(input)
-    const minimum = Number(match?.[1])
-    const maximum = Number(match?.[2] ?? match?.[1])
-    if (match === null || minimum < 1 || maximum < minimum) throw new Error(`--protocol expects MIN-MAX with 1 <= MIN <= MAX, not ${JSON.stringify(input)}.`)
-    return {minimum, maximum}
-  },
-})
 
 /** One warning line for stderr. */
 export function warningLine(item: InstallWarning): string {
@@ -47,14 +35,16 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
 
   static override flags = {
     'data-root': Flags.string({description: 'The host data directory (plugins live under <dir>/plugins).', required: true, helpValue: '<dir>'}),
-    rid: Flags.string({description: 'The host runtime identifier (default: this machine, e.g. linux-x64).'}),
-    'host-version': Flags.string({description: 'The host version checked against compatibility.svc (default 0.0.0-dev: not checked).'}),
+    rid: Flags.string({description: 'The host runtime identifier (default: this machine, e.g. linux-x64).', helpValue: '<rid>'}),
+    'host-version': Flags.string({description: 'The host version checked against compatibility.svc (default 0.0.0-dev: not checked).', helpValue: '<version>'}),
     protocol: protocolFlag({default: {minimum: 1, maximum: 3}, defaultHelp: async () => '1-3'}),
     trust: Flags.string({description: 'Trust store file: the roots a signature must chain to.', helpValue: '<file>'}),
     'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
     revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing the install.', default: false}),
-    'expect-id': Flags.string({description: 'Refuse unless the artifact is this plugin id.', helpValue: '<id>'}),
+    'expect-id': Flags.string({description: 'Refuse (id-mismatch) unless the artifact is this plugin id.', helpValue: '<id>'}),
+    'expect-version': Flags.string({description: 'Refuse (version-mismatch) unless the artifact is this version.', helpValue: '<version>'}),
+    'expect-sha256': Flags.string({description: 'Refuse (artifact-digest-mismatch) unless the artifact file has this SHA-256, as the store published it.', helpValue: '<hex>'}),
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
     retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 0, min: 0}),
@@ -66,6 +56,8 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     const dataRoot = this.flags['data-root']
     const hostVersion = this.flags['host-version']
     const expectId = this.flags['expect-id']
+    const expectVersion = this.flags['expect-version']
+    const expectSha256 = this.flags['expect-sha256']
     const bar = progressBar('install', !json && !quiet)
     const result = await install(artifact, {
       dataRoot,
@@ -77,6 +69,8 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
       ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
       allowStaleRevocations: this.flags['allow-stale-revocations'],
       ...(expectId === undefined ? {} : {expectId}),
+      ...(expectVersion === undefined ? {} : {expectVersion}),
+      ...(expectSha256 === undefined ? {} : {expectSha256}),
       force,
       activate,
       retain,

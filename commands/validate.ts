@@ -3,6 +3,7 @@ import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
 import {colorEnabled, levels, renderReport, reportFormats, validatePath} from '../src/index.js'
 import {io} from './io.js'
+import {protocolFlag} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check a plugin manifest, a plugin folder or an artifact and report every problem.'
@@ -39,16 +40,20 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
       description: 'Requirement level (default: development for a manifest or folder, package for an artifact).',
     })(),
     format: Flags.option({options: reportFormats, char: 'f', description: 'Output format (default: text; --json is --format json).'})(),
+    rid: Flags.string({description: "The host runtime identifier whose entrypoint must be on disk (default: this machine's, e.g. linux-x64).", helpValue: '<rid>'}),
+    'host-version': Flags.string({description: 'Preview an install on a host of this version: judge compatibility.svc against it.', helpValue: '<version>'}),
+    protocol: protocolFlag({description: 'Preview an install on a host serving these protocol majors (MIN-MAX): judge compatibility.protocol against them.'}),
   }
 
   async run(): Promise<void> {
     const {PATH} = this.args
-    const {manifest, directory, artifact, level, format: formatFlag, json, quiet} = this.flags
+    const {manifest, directory, artifact, level, format: formatFlag, json, quiet, rid, protocol, 'host-version': hostVersion} = this.flags
     if (json && formatFlag !== undefined && formatFlag !== 'json') this.error(`--json conflicts with --format ${formatFlag}.`, {exit: ExitCode.usage})
     const format = json ? 'json' : (formatFlag ?? 'text')
     // An error thrown below (missing file, two subjects) is printed as JSON too when JSON was asked for.
     if (format === 'json') this.flags.json = true
-    const report = await validatePath({manifest, directory, artifact, path: PATH}, level === undefined ? {} : {level})
+    const host = {...(rid === undefined ? {} : {rid}), ...(hostVersion === undefined ? {} : {hostVersion}), ...(protocol === undefined ? {} : {protocol})}
+    const report = await validatePath({manifest, directory, artifact, path: PATH}, {...(level === undefined ? {} : {level}), host})
     const text = renderReport(report, format, {
       color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']}),
       errorsOnly: quiet,

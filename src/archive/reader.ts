@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
 import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
@@ -5,7 +6,7 @@ import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
 import {digestWholeEntry, openEntryStream, wholeEntryMaxBytes} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
-import {closeFd, openFd, statFd} from './fd.js'
+import {closeFd, openFd, readAt, statFd} from './fd.js'
 import {ArchiveFileReader} from './file-reader.js'
 import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
 import {checkLocalHeaders} from './local-headers.js'
@@ -16,6 +17,8 @@ import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryStrea
 export interface OpenArchiveOptions {
   /** Overrides of the default limits. */
   limits?: Partial<ArchiveLimits>
+  /** Also compute the SHA-256 of the whole file (`fileSha256`), as a store publishes it. */
+  fileDigest?: boolean
 }
 
 // Four entries at a time: some inflate on the thread pool while others are hashed (measured: beyond
@@ -44,6 +47,8 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     const end = await readEndRecord(fd, stats.size)
     checkArchiveSize(limits, stats.size)
     checkEntryCount(limits, end.entryCount)
+    // Hashed through the same descriptor the checks and reads use, so the digest is of the bytes judged.
+    const fileSha256 = options.fileDigest === true ? await digestFile(fd, stats.size) : null
     // One descriptor for every read, so the file cannot be swapped between the checks and the reads.
     const reader = new ArchiveFileReader(fd)
     await reader.cacheCentralDirectory(end.centralDirectoryOffset, stats.size)
@@ -57,7 +62,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     const records = await readCentralDirectory(zipfile, reader, end, stats.size, limits)
     reader.dropCache()
     const dataStarts = await checkLocalHeaders(fd, records, end)
-    return new OpenedArchive(file, stats.size, limits, fd, zipfile, records, dataStarts)
+    return new OpenedArchive(file, stats.size, fileSha256, limits, fd, zipfile, records, dataStarts)
   } catch (error) {
     // yauzl owns the reader (and so the descriptor) once it returned a ZipFile: its close() closes it.
     if (zipfile === undefined) await closeFd(fd).catch(() => undefined)
@@ -74,6 +79,7 @@ interface Located {
 class OpenedArchive implements StrictArchive {
   readonly path: string
   readonly size: number
+  readonly fileSha256: string | null
   readonly limits: ArchiveLimits
   readonly entries: readonly ArchiveEntry[]
   readonly #fd: number
@@ -83,9 +89,10 @@ class OpenedArchive implements StrictArchive {
   readonly #wholeReads = new Set<Promise<void>>()
   #closing: Promise<void> | null = null
 
-  constructor(file: string, size: number, limits: ArchiveLimits, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
+  constructor(file: string, size: number, fileSha256: string | null, limits: ArchiveLimits, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
     this.path = file
     this.size = size
+    this.fileSha256 = fileSha256
     this.limits = Object.freeze({...limits})
     this.#fd = fd
     this.#zipfile = zipfile
@@ -187,6 +194,18 @@ class OpenedArchive implements StrictArchive {
     await Promise.all([...pending.map(([, {released}]) => released), ...this.#wholeReads])
     await closeZipFile(this.#zipfile)
   }
+}
+
+/** `sha256:` + hex SHA-256 of the first `size` bytes of `fd`, read in 1 MiB positioned reads. */
+async function digestFile(fd: number, size: number): Promise<string> {
+  const hash = createHash('sha256')
+  const chunk = 1024 * 1024
+  for (let position = 0; position < size; position += chunk) {
+    const bytes = await readAt(fd, Math.min(chunk, size - position), position)
+    if (bytes.length === 0) break
+    hash.update(bytes)
+  }
+  return `sha256:${hash.digest('hex')}`
 }
 
 /** Closes yauzl's ZipFile, which closes the descriptor it was given, and waits for that. */

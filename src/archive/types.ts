@@ -52,6 +52,8 @@ export interface StrictArchive {
   readonly path: string
   /** Size of the archive file in bytes. */
   readonly size: number
+  /** `sha256:` + hex SHA-256 of the whole file, when it was asked for when opening; null otherwise. */
+  readonly fileSha256: string | null
   readonly limits: ArchiveLimits
   /** File entries in central-directory order. */
   readonly entries: readonly ArchiveEntry[]

@@ -8,6 +8,8 @@ import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type
 export interface OpenArtifactOptions {
   /** Overrides of the archive limits; each unset field keeps its default. */
   limits?: Partial<ArchiveLimits>
+  /** Also compute the SHA-256 of the whole file (`fileSha256`). */
+  fileDigest?: boolean
 }
 
 /**
@@ -18,6 +20,8 @@ export interface OpenedArtifact {
   readonly path: string
   /** Size of the artifact file in bytes. */
   readonly size: number
+  /** `sha256:` + hex SHA-256 of the whole file, when asked for; null otherwise. */
+  readonly fileSha256: string | null
   readonly limits: ArchiveLimits
   /** Every file entry, in central-directory order. */
   readonly entries: readonly ArchiveEntry[]
@@ -36,7 +40,7 @@ export interface OpenedArtifact {
  */
 export async function openArtifact(file: string, options: OpenArtifactOptions = {}): Promise<OpenedArtifact> {
   const limits = resolveLimits(options.limits)
-  const archive = await openArchive(file, {limits})
+  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest})
   try {
     const entry = archive.get(manifestEntryName)
     const manifest = entry === undefined ? null : manifestRead(await archive.readEntry(entry, limits.maxManifestBytes))
@@ -60,6 +64,7 @@ export async function withArtifact<T>(file: string, options: OpenArtifactOptions
 class Opened implements OpenedArtifact {
   readonly path: string
   readonly size: number
+  readonly fileSha256: string | null
   readonly entries: readonly ArchiveEntry[]
   #contents: Promise<ArtifactContents> | null = null
 
@@ -70,6 +75,7 @@ class Opened implements OpenedArtifact {
   ) {
     this.path = archive.path
     this.size = archive.size
+    this.fileSha256 = archive.fileSha256
     this.entries = archive.entries
   }
 

@@ -22,6 +22,12 @@ export type InstallErrorCode =
   | 'manifest-invalid'
   /** The manifest's id is not the one the caller expected. */
   | 'id-mismatch'
+  /** The manifest's version is not the one the caller expected. */
+  | 'version-mismatch'
+  /** The artifact file's SHA-256 is not the one the caller expected. */
+  | 'artifact-digest-mismatch'
+  /** The executable the host would start (its runtime identifier's entrypoint, or the fallback) is not in the artifact. */
+  | 'entrypoint-missing'
   /** This version is already installed and `force` was not given. */
   | 'already-installed'
   /** The extracted bytes disagree with `files[]`; `details.problems` lists each file. */

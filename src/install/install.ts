@@ -9,6 +9,7 @@ import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-file
 import {readManifest} from '../manifest/read-manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {resolveEntrypoint} from '../model/entrypoint.js'
+import {effectiveSettings} from '../model/settings.js'
 import type {Manifest} from '../model/manifest.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
 import {checkContents, verificationContext} from '../signing/verify.js'
@@ -36,6 +37,8 @@ interface InstallSettings {
   retain: number
   activate: boolean
   limits: ArchiveLimits
+  /** `sha256:` + lowercase hex, when the caller expects a file digest. */
+  expectSha256: string | null
 }
 
 /**
@@ -60,8 +63,13 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
 
   let artifact: OpenedArtifact | undefined
   try {
-    artifact = await openArtifact(artifactFile, {limits: settings.limits})
-    const manifest = judgeManifest(artifact.manifest, artifactFile, options.expectId)
+    artifact = await openArtifact(artifactFile, {limits: settings.limits, fileDigest: settings.expectSha256 !== null})
+    if (settings.expectSha256 !== null && artifact.fileSha256 !== settings.expectSha256) {
+      throw new InstallError('artifact-digest-mismatch', `${artifactFile} has the SHA-256 ${artifact.fileSha256}, not the expected ${settings.expectSha256}.`, {
+        details: {expected: settings.expectSha256, actual: artifact.fileSha256},
+      })
+    }
+    const manifest = judgeManifest(artifact.manifest, artifactFile, {id: options.expectId, version: options.expectVersion})
     const manifestBytes = (artifact.manifest as ManifestRead).bytes
     const warnings = checkCompatibility(manifest, settings.host)
     const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
@@ -70,6 +78,12 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
     if (context.revocations !== null) await recordRevocationSequence(settings.dataRoot, context.revocations)
     const entrypoint = resolveEntrypoint(manifest, settings.hostRid)
     const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
+    // The host starts this file: an artifact without it would install, activate and fail at launch.
+    if (entrypoint !== null && artifact.archive.get(executable as string) === undefined) {
+      throw new InstallError('entrypoint-missing', `The ${entrypoint.rid} entrypoint ${entrypoint.executable}, which a ${settings.hostRid} host starts, is not in ${artifactFile}.`, {
+        details: {rid: entrypoint.rid, hostRid: settings.hostRid, executable},
+      })
+    }
     await report('judged')
 
     const opened = artifact
@@ -107,9 +121,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
         await report('verified')
 
         if (entrypoint === null) {
-          warnings.push(warning('no-entrypoint-for-runtime', `${subject} has no entrypoint for ${settings.hostRid}; it is installed but will not start.`, true))
-        } else if (!digests.has(executable as string)) {
-          warnings.push(warning('entrypoint-not-packed', `The ${entrypoint.rid} entrypoint ${entrypoint.executable} is not in the artifact; the plugin will not start.`, true))
+          warnings.push(warning('no-entrypoint-for-runtime', `${subject} has no entrypoint for ${settings.hostRid}; it is installed and activated, but not started.`))
         }
         warnings.push(...evaluateRelations(manifest, await readActivePlugins(settings.dataRoot, id)))
 
@@ -135,6 +147,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
           verdict: admission.verdict,
           certificateId: admission.certificateId,
           entrypoint,
+          settings: effectiveSettings(manifest),
           autoStart: entrypoint !== null && !warnings.some((item) => item.blocking),
           directory: versionDir(settings.dataRoot, id, version),
           dataDirectory: paths.data,
@@ -169,6 +182,11 @@ function resolveSettings(options: InstallOptions): InstallSettings {
     throw new InstallError('invalid-argument', `retain must be a whole number of versions, not ${retain}.`, {details: {argument: 'retain', value: retain}})
   }
   if (options.expectId !== undefined) assertPluginId(options.expectId)
+  if (options.expectVersion !== undefined) assertVersion(options.expectVersion)
+  const expectSha256 = options.expectSha256 === undefined ? null : /^(?:sha256:)?([0-9a-fA-F]{64})$/.exec(options.expectSha256)?.[1]
+  if (expectSha256 === undefined) {
+    throw new InstallError('invalid-argument', `expectSha256 ${JSON.stringify(options.expectSha256)} is not a SHA-256 digest (64 hex digits).`, {details: {argument: 'expectSha256'}})
+  }
   if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) {
     throw new InstallError('invalid-argument', 'now must be a valid Date.', {details: {argument: 'now'}})
   }
@@ -179,15 +197,16 @@ function resolveSettings(options: InstallOptions): InstallSettings {
     retain,
     activate: options.activate ?? true,
     limits: resolveLimits(options.limits),
+    expectSha256: expectSha256 === null ? null : `sha256:${expectSha256.toLowerCase()}`,
   }
 }
 
 /**
  * Judges the artifact's manifest at development level: none → `manifest-invalid`;
  * `unsupported-manifest-version` → `incompatible`; any other error → `manifest-invalid`; a manifest for
- * another id than expected → `id-mismatch`.
+ * another id or version than expected → `id-mismatch`, `version-mismatch`.
  */
-function judgeManifest(read: ManifestRead | null, artifact: string, expectId: string | undefined): Manifest {
+function judgeManifest(read: ManifestRead | null, artifact: string, expect: {id?: string; version?: string}): Manifest {
   if (read === null) {
     throw new InstallError('manifest-invalid', `${artifact} has no manifest.json at its root.`, {details: {reason: 'manifest-missing', problems: []}})
   }
@@ -206,8 +225,13 @@ function judgeManifest(read: ManifestRead | null, artifact: string, expectId: st
       details: {problems: report.problems},
     })
   }
-  if (expectId !== undefined && manifest.id !== expectId) {
-    throw new InstallError('id-mismatch', `${artifact} holds ${manifest.id}, not the expected ${expectId}.`, {details: {expected: expectId, actual: manifest.id}})
+  if (expect.id !== undefined && manifest.id !== expect.id) {
+    throw new InstallError('id-mismatch', `${artifact} holds ${manifest.id}, not the expected ${expect.id}.`, {details: {expected: expect.id, actual: manifest.id}})
+  }
+  if (expect.version !== undefined && manifest.version !== expect.version) {
+    throw new InstallError('version-mismatch', `${artifact} holds ${manifest.id} ${manifest.version}, not the expected version ${expect.version}.`, {
+      details: {expected: expect.version, actual: manifest.version},
+    })
   }
   return manifest
 }

@@ -1,5 +1,6 @@
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ResolvedEntrypoint} from '../model/entrypoint.js'
+import type {EffectiveSettings} from '../model/settings.js'
 import type {RevocationList} from '../revocation/list.js'
 import type {TrustStore} from '../pki/trust.js'
 import type {ProtocolRange} from './compatibility.js'
@@ -37,6 +38,13 @@ export interface InstallOptions extends LockOptions {
   allowStaleRevocations?: boolean
   /** Refuse (`id-mismatch`) unless the manifest's id is this one. */
   expectId?: string
+  /** Refuse (`version-mismatch`) unless the manifest's version is this one. */
+  expectVersion?: string
+  /**
+   * Refuse (`artifact-digest-mismatch`) unless the artifact file's SHA-256 is this one (64 hex digits, with or
+   * without `sha256:`), as the store published it. The file is hashed through the descriptor it is read from.
+   */
+  expectSha256?: string
   /** Replace a version that is already installed. */
   force?: boolean
   /** Make the new version the active one (default true). */
@@ -76,8 +84,10 @@ export interface InstallResult {
   verdict: AdmittedVerdict
   /** The signing certificate's id, null when unsigned. */
   certificateId: string | null
-  /** The entrypoint for the host's RID (or its fallback), null when the plugin has none for it. */
+  /** The entrypoint for the host's RID (or its fallback), null when the plugin has none for it; `executable` uses `/`. */
   entrypoint: ResolvedEntrypoint | null
+  /** The effective shutdown and health settings, every default and clamp applied. */
+  settings: EffectiveSettings
   /** True when nothing blocks starting the plugin on its own. */
   autoStart: boolean
   /** The installed version's directory (the archive's root): executables are relative to it. */

@@ -2,7 +2,6 @@
 export const installWarningCodes = [
   'no-file-digests',
   'no-entrypoint-for-runtime',
-  'entrypoint-not-packed',
   'unknown-permission',
   'sdk-compatibility-unchecked',
   'svc-compatibility-unchecked',

@@ -39,6 +39,8 @@ export const diagnosticCodes = [
   'languages-recomputed',
   'id-mismatch',
   'version-mismatch',
+  'entrypoint-missing',
+  'incompatible',
   // an artifact the strict archive reader refuses (its ArchiveError code, reported as a diagnostic)
   'unsafe-entry',
   'limit-exceeded',

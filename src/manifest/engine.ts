@@ -1,4 +1,5 @@
 import type {PackageContent} from './content.js'
+import type {HostContext} from './host.js'
 import type {Diagnostic} from './diagnostic.js'
 import type {JsonDocument, JsonProblem, ReadJsonResult} from '../json/strict-json.js'
 import {levelIncludes} from './levels.js'
@@ -27,6 +28,8 @@ export interface ValidateManifestOptions {
   subjectPath?: string
   /** The package's files. Without it the package-level content checks cannot run and are skipped. */
   content?: PackageContent
+  /** The host the manifest is judged for (its entrypoint on disk, its compatibility). */
+  host?: HostContext
 }
 
 /**
@@ -41,7 +44,7 @@ export function validateDocument(read: ReadJsonResult, options: ValidateManifest
   const manifest = read.value
   const problems = hasMember(manifest, 'manifestVersion') && member(manifest, 'manifestVersion') !== supportedManifestVersion
     ? [unsupportedVersion(read)]
-    : judge(read, level, subject.kind, options.content, extraRules)
+    : judge(read, level, subject.kind, options.content, options.host, extraRules)
   return report(problems, manifest, {level, file, subject})
 }
 
@@ -67,7 +70,7 @@ function unsupportedVersion(document: JsonDocument): Diagnostic {
  * that rule reported the value itself; every other schema error marks its pointer rejected, so no
  * rule judges that value again; and a rule's error does the same for the rules after it.
  */
-function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, content: PackageContent | undefined, extraRules: readonly Rule[]): Diagnostic[] {
+function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, content: PackageContent | undefined, host: HostContext | undefined, extraRules: readonly Rule[]): Diagnostic[] {
   const schema = schemaProblemsOf(document.value)
   if (schema === null) return [unjudgeable(document)]
   const active = [...rules, ...extraRules].filter((rule) => levelIncludes(level, rule.level))
@@ -83,6 +86,7 @@ function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, c
       level,
       subjectKind,
       content,
+      host,
       rejected,
       emit(finding) {
         findings.push({finding, rule})

@@ -1,5 +1,6 @@
 import {ModelError} from './errors.js'
 import type {Entrypoint, Manifest} from './manifest.js'
+import {entryNameOf} from './entry-name.js'
 import {entrypointCandidates} from './rid.js'
 
 /** How an entrypoint runs: its own native executable, or a `.dll` started by an installed .NET runtime. */
@@ -70,7 +71,8 @@ export function resolveEntrypoint(manifest: Pick<Manifest, 'entrypoints'>, hostR
   const dotnetVersion = runtime?.dotnetVersion
   return {
     rid,
-    executable,
+    // Relative to the version directory with `/` separators, however the manifest wrote it.
+    executable: entryNameOf(executable),
     arguments: args === undefined ? [] : [...args],
     runtime: kind === 'FrameworkDependent' && typeof dotnetVersion === 'string' ? {kind, dotnetVersion} : {kind},
   }

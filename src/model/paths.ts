@@ -37,7 +37,7 @@ export function isScriptExecutable(path: string): boolean {
  * slashes only: a leading `/` or `\` or a drive prefix (`C:`) is `absolute`, any other `\` is `backslash`.
  */
 export function checkIconPath(path: string): IconPathProblem | null {
-  if (path === '') return 'empty'
+  if (path.trim() === '') return 'empty'
   if (path.startsWith('/') || path.startsWith('\\') || drivePrefix.test(path)) return 'absolute'
   if (path.includes('\\')) return 'backslash'
   if (hasParentSegment(path, /\//)) return 'parent-segment'

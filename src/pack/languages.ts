@@ -1,4 +1,4 @@
-import {isLanguageTag} from '../model/index.js'
+import {canonicalLanguageTag, isLanguageTag} from '../model/language.js'
 
 /** Where localization resources live, beside the manifest. */
 const resourcePattern = /^Localization\/(?:.+\/)?([^/]+)\.resx$/i
@@ -6,7 +6,8 @@ const resourcePattern = /^Localization\/(?:.+\/)?([^/]+)\.resx$/i
 /**
  * Derives `languages` from `Localization/**\/*.resx` names: the stem is split at
  * its first dot; no dot means `en`; otherwise the rest is the culture, kept when well shaped.
- * De-duplicated case-insensitively (first spelling wins) and sorted case-insensitively.
+ * Each tag is written in BCP 47's canonical case (`de-de` gives `de-DE`), so case variants collapse into
+ * one; de-duplicated and sorted case-insensitively.
  */
 export function deriveLanguages(paths: Iterable<string>): string[] {
   const byKey = new Map<string, string>()
@@ -16,8 +17,7 @@ export function deriveLanguages(paths: Iterable<string>): string[] {
     const dot = stem.indexOf('.')
     const tag = dot === -1 ? 'en' : stem.slice(dot + 1)
     if (!isLanguageTag(tag)) continue
-    const key = tag.toLowerCase()
-    if (!byKey.has(key)) byKey.set(key, tag)
+    byKey.set(tag.toLowerCase(), canonicalLanguageTag(tag))
   }
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, tag]) => tag)
 }

@@ -34,6 +34,8 @@ const descriptions: Record<(typeof diagnosticCodes)[number], string> = {
   'languages-recomputed': 'The declared languages differ from those derived from the localization files.',
   'id-mismatch': 'The manifest id disagrees with its installed directory.',
   'version-mismatch': 'The manifest version disagrees with its installed directory.',
+  'entrypoint-missing': "The executable of the host's own runtime identifier is not on disk.",
+  incompatible: 'The plugin cannot run on the named host (protocol or host version).',
   'unsafe-entry': 'An archive entry has an unsafe name or type.',
   'limit-exceeded': 'The archive breaks a size or count limit.',
   'archive-malformed': 'The archive is not a well-formed ZIP file.',

@@ -1,5 +1,6 @@
-import {stat} from 'node:fs/promises'
+import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
+import {ArchiveError} from '../archive/errors.js'
 import {readFolderContent} from '../artifact/folder.js'
 import {validateArtifact} from '../artifact/validate-artifact.js'
 import {InputFileError, inputError, readInputFile} from '../fs/input.js'
@@ -8,7 +9,11 @@ import {supportedManifestVersion, validateDocument} from '../manifest/engine.js'
 import {ValidationError} from '../manifest/errors.js'
 import {levelIncludes, type Level} from '../manifest/levels.js'
 import type {SubjectKind, ValidationReport} from '../manifest/report.js'
-import {member} from '../manifest/rules/values.js'
+import type {HostContext} from '../manifest/host.js'
+import {declaredEntrypoints, member, normalizePackagePath} from '../manifest/rules/values.js'
+import {defaultProtocolRange, developmentHostVersion, type ProtocolRange} from '../model/compatibility.js'
+import {checkExecutablePath} from '../model/paths.js'
+import {hostRid} from '../model/rid.js'
 import {readManifestDocument} from '../manifest/validate.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 
@@ -30,6 +35,12 @@ export interface ValidatePathOptions {
   level?: Level
   /** Relative subject paths are resolved against this; default `process.cwd()`. */
   cwd?: string
+  /**
+   * The host to judge a manifest file or a folder for: its runtime identifier (default this machine's),
+   * whose entrypoint must be on disk (`entrypoint-missing`), and, when given, its version and protocol
+   * range, against which the plugin's `compatibility` is judged (`incompatible`) as an install would.
+   */
+  host?: {rid?: string; hostVersion?: string; protocol?: ProtocolRange}
 }
 
 const zipSignatures = [
@@ -54,17 +65,49 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   }
   const kind = selected[0] === undefined ? 'manifest' : selected[0] === 'path' ? await detectKind(path.resolve(cwd, subject.path as string), subject.path as string) : selected[0]
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
-  if (kind === 'artifact') return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given})
+  if (kind === 'artifact') {
+    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given}).catch(async (error: unknown) => {
+      throw selected[0] === 'artifact' ? await withManifestHint(error, path.resolve(cwd, given), given) : error
+    })
+  }
   const level = options.level ?? 'development'
   const root = kind === 'directory' ? path.resolve(cwd, given) : path.dirname(path.resolve(cwd, given))
   if (kind === 'directory') await requireDirectory(root, given)
   const file = kind === 'directory' ? path.join(given, 'manifest.json') : given
   const read = readManifestDocument(await readManifestBytes(path.resolve(cwd, file), file))
   let content: PackageContent | undefined
-  if (read.ok && levelIncludes(level, 'package') && member(read.value, 'manifestVersion') === supportedManifestVersion) {
-    content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files'))})
+  let host: HostContext | undefined
+  if (read.ok && member(read.value, 'manifestVersion') === supportedManifestVersion) {
+    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files'))})
+    host = {
+      rid: options.host?.rid ?? hostRid(),
+      ...(options.host?.hostVersion === undefined && options.host?.protocol === undefined
+        ? {}
+        : {compatibility: {hostVersion: options.host.hostVersion ?? developmentHostVersion, protocol: options.host.protocol ?? defaultProtocolRange}}),
+      existingExecutables: await existingExecutables(root, read.value),
+    }
   }
-  return validateDocument(read, {level, file, subjectKind: kind satisfies SubjectKind, subjectPath: given, content})
+  return validateDocument(read, {level, file, subjectKind: kind satisfies SubjectKind, subjectPath: given, content, host})
+}
+
+/** For `--artifact` naming a JSON file: the reader's refusal, with the hint that `--manifest` was meant. */
+async function withManifestHint(error: unknown, absolute: string, given: string): Promise<unknown> {
+  if (!(error instanceof ArchiveError) || error.code !== 'not-an-artifact' || error.details.reason !== 'no-end-record') return error
+  const head = await readInputFile(absolute, {limit: 64}).then(({bytes}) => bytes.toString('utf8').trimStart(), () => '')
+  if (!head.startsWith('{') && !given.toLowerCase().endsWith('.json')) return error
+  return new ArchiveError(error.code, `${error.message} It looks like a manifest: did you mean --manifest ${given}?`, {...error.details}, {cause: error})
+}
+
+/** The declared entrypoint executables that are regular files beside the manifest, as package paths. */
+async function existingExecutables(root: string, manifest: Record<string, unknown>): Promise<Set<string>> {
+  const existing = new Set<string>()
+  for (const {executable} of declaredEntrypoints(manifest)) {
+    if (executable === null || checkExecutablePath(executable) !== null) continue
+    const file = normalizePackagePath(executable)
+    const stats = await lstat(path.join(root, ...file.split('/'))).catch(() => null)
+    if (stats?.isFile() === true) existing.add(file)
+  }
+  return existing
 }
 
 /** A positional path is a directory, an artifact (by extension or ZIP signature) or a manifest file. */

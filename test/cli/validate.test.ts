@@ -4,7 +4,7 @@ import {readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {cliPath, runCli, spawnCli, tempDir, type CliResult} from '../helpers/cli.js'
-import {casePath, comparable, corpusDir, loadCases, repoRoot, type CorpusCase} from '../fixtures/corpus.js'
+import {casePath, comparable, corpusDir, corpusHostRid, loadCases, repoRoot, type CorpusCase} from '../fixtures/corpus.js'
 import {assertValidSarif} from '../report/sarif-schema.js'
 
 const brokenPlugin = path.join(repoRoot, 'fixtures', 'broken-plugin')
@@ -66,7 +66,8 @@ describe('svc-plugin validate', () => {
       const results = await inPool(cases, 4, async (entry: CorpusCase) => {
         const subject = await casePath(entry, scratch.dir)
         const selector = entry.kind === 'directory' ? '--directory' : '--manifest'
-        return [entry.name, await validateJson([selector, subject, '--level', entry.level, '--format', 'json'])] as const
+        const host = ['--rid', entry.rid ?? corpusHostRid, ...(entry.hostVersion === undefined ? [] : ['--host-version', entry.hostVersion])]
+        return [entry.name, await validateJson([selector, subject, '--level', entry.level, '--format', 'json', ...host])] as const
       })
       outcomes = new Map(results)
     })
@@ -165,6 +166,23 @@ describe('svc-plugin validate', () => {
       assert.match(result.stderr, /^error not-an-artifact: /m)
     })
 
+    it('says "did you mean --manifest?" for --artifact naming a manifest', async () => {
+      const result = await runCli(['validate', '--artifact', minimalManifest])
+      assert.equal(result.status, 3)
+      assert.match(result.stderr, /^error not-an-artifact: .* It looks like a manifest: did you mean --manifest .*minimal\.json\?\n$/)
+    })
+
+    it('judges the host named by --rid, --host-version and --protocol', async () => {
+      const folder = path.join(corpusDir, 'invalid', 'entrypoint-not-packed')
+      const missing = await validateJson([folder, '--rid', 'linux-x64', '--json'])
+      assert.equal(missing.status, 1)
+      assert.deepEqual(missing.json.problems.map((problem: {code: string}) => problem.code), ['entrypoint-missing'])
+      const present = await validateJson([folder, '--rid', 'win-x64', '--json'])
+      assert.equal(present.status, 0)
+      const tooOld = await validateJson([folder, '--rid', 'win-x64', '--host-version', '0.9.0', '--json'])
+      assert.deepEqual(tooOld.json.problems.map((problem: {code: string; pointer: string}) => [problem.code, problem.pointer]), [['incompatible', '/compatibility/svc']])
+    })
+
     it('is 3 (not-an-artifact) for a positional .svcPlugin that is not a ZIP', async () => {
       const artifact = path.join(scratch.dir, 'com.example.minimal-1.0.0.svcPlugin')
       await writeFile(artifact, 'not a zip')
@@ -189,7 +207,7 @@ describe('svc-plugin validate', () => {
     })
 
     it('detects a positional folder and runs the package checks on its files', async () => {
-      const result = await validateJson([path.join(corpusDir, 'invalid', 'entrypoint-not-packed'), '--level', 'package', '--json'])
+      const result = await validateJson([path.join(corpusDir, 'invalid', 'entrypoint-not-packed'), '--level', 'package', '--rid', corpusHostRid, '--json'])
       assert.equal(result.status, 1)
       assert.deepEqual(
         result.json.problems.map((problem: {code: string}) => problem.code),

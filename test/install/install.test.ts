@@ -34,6 +34,7 @@ describe('install of a valid unsigned artifact with allowUnsigned', () => {
         certificateId: null,
         entrypoint: {rid: 'linux-x64', executable: 'runtimes/linux-x64/alpha', arguments: ['--serve'], runtime: {kind: 'SelfContained'}},
         autoStart: true,
+        settings: {shutdown: {gracefulTimeoutSeconds: 10}, health: {path: '/_svc/health', intervalSeconds: 15, timeoutSeconds: 2, unhealthyThreshold: 3}},
         directory: path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'versions', '1.0.0'),
         dataDirectory: path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'data'),
         warnings: [{code: 'artifact-unsigned', message: result.warnings[0]?.message, blocking: false}],
@@ -410,11 +411,15 @@ describe('install warnings', () => {
     })
   })
 
-  it('entrypoint-not-packed when the host entrypoint is not in the artifact: installed, not started', async () => {
+  it('refuses an artifact without the executable the host would start: entrypoint-missing, nothing written', async () => {
     await inWorkspace(async (ws) => {
-      const result = await install(await ws.artifact('hollow', {payload: {'assets/readme.txt': 'only this'}}), unsigned(ws))
-      assert.deepEqual(codes(result).filter(([code]) => code !== 'artifact-unsigned'), [['entrypoint-not-packed', true]])
-      assert.equal(result.autoStart, false)
+      const hollow = await ws.artifact('hollow', {payload: {'assets/readme.txt': 'only this'}})
+      await assert.rejects(install(hollow, unsigned(ws)), installError('entrypoint-missing', {rid: 'linux-x64', hostRid: 'linux-x64', executable: 'runtimes/linux-x64/alpha'}))
+      assert.deepEqual(await readdir(ws.dataRoot).catch(() => []), [])
+      // The same artifact on a host whose runtime identifier resolves to no entrypoint installs, with the advisory warning.
+      const elsewhere = await install(hollow, unsigned(ws, {hostRid: 'linux-musl-x64'}))
+      assert.deepEqual(codes(elsewhere).filter(([code]) => code !== 'artifact-unsigned'), [['no-entrypoint-for-runtime', false]])
+      assert.equal(elsewhere.autoStart, false)
     })
   })
 })
@@ -452,7 +457,7 @@ describe('entrypoint resolution by host RID', () => {
       assert.equal(result.entrypoint, null)
       assert.equal(result.activated, true)
       assert.equal(result.autoStart, false)
-      assert.deepEqual(codes(result).filter(([code]) => code !== 'artifact-unsigned'), [['no-entrypoint-for-runtime', true]])
+      assert.deepEqual(codes(result).filter(([code]) => code !== 'artifact-unsigned'), [['no-entrypoint-for-runtime', false]])
       assert.equal(await currentOf(ws.dataRoot, 'com.example.alpha'), '1.0.0')
     })
   })

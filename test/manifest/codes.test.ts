@@ -212,7 +212,7 @@ const cases: Case[] = [
   {name: 'a blank name', change: (m) => (m['name'] = '   '), expect: [{code: 'invalid-name', pointer: '/name', line: '"name": "   "'}]},
   {name: 'an empty name', change: (m) => (m['name'] = ''), expect: [{code: 'invalid-name', pointer: '/name', line: '"name": ""'}]},
   {name: 'a name of 129 characters', change: (m) => (m['name'] = 'n'.repeat(129)), expect: [{code: 'invalid-name', pointer: '/name', line: '"name": "nnn'}]},
-  {name: 'a name of 65 astral characters (130 UTF-16 units)', change: (m) => (m['name'] = '😀'.repeat(65)), expect: [{code: 'invalid-name', pointer: '/name', line: '"name": "😀'}]},
+  {name: 'a name of 129 astral characters (counted as the schema counts: code points, not UTF-16 units)', change: (m) => (m['name'] = '😀'.repeat(129)), expect: [{code: 'invalid-name', pointer: '/name', line: '"name": "😀'}]},
   {name: 'a name with a bell character', change: (m) => (m['name'] = 'Weather\u0007'), expect: [{code: 'invalid-name', pointer: '/name', line: '"name": "Weather'}]},
   // invalid-publisher
   {name: 'a blank publisher name', change: (m) => (m['publisher']['name'] = ' '), expect: [{code: 'invalid-publisher', pointer: '/publisher/name', line: '"name": " "'}]},

@@ -86,11 +86,24 @@ describe('levels on a plugin folder', () => {
     }
   })
 
-  it('development level does not look at the content', async () => {
+  it('development level does not look at the content, but for the executable of the host it is judged for', async () => {
     const dir = await pluginDir(completeManifest(), {})
-    const report = await validatePath({directory: dir})
-    assert.equal(report.level, 'development')
-    assert.deepEqual(report.problems, [])
+    const elsewhere = await validatePath({directory: dir}, {host: {rid: 'freebsd-x64'}})
+    assert.equal(elsewhere.level, 'development')
+    assert.deepEqual(elsewhere.problems, [])
+    const onWindows = await validatePath({directory: dir}, {host: {rid: 'win-arm64'}})
+    assert.deepEqual(onWindows.problems.map((problem) => [problem.code, problem.pointer]), [['entrypoint-missing', '/entrypoints/win-x64/executable']])
+    assert.match(onWindows.problems[0]!.message, /the win-x64 entrypoint, which a win-arm64 host falls back to/)
+  })
+
+  it('previews what an install on a given host version and protocol would say: incompatible', async () => {
+    const manifest = {...completeManifest(), compatibility: {svc: '>=2.0.0', protocol: {minimum: 4, maximum: 5}}}
+    const dir = await pluginDir(manifest, {})
+    const tooOld = await validatePath({directory: dir}, {host: {rid: 'freebsd-x64', protocol: {minimum: 1, maximum: 3}}})
+    assert.deepEqual(tooOld.problems.map((problem) => [problem.code, problem.pointer]), [['incompatible', '/compatibility/protocol']])
+    const version = await validatePath({directory: dir}, {host: {rid: 'freebsd-x64', hostVersion: '1.9.0', protocol: {minimum: 1, maximum: 4}}})
+    assert.deepEqual(version.problems.map((problem) => [problem.code, problem.pointer]), [['incompatible', '/compatibility/svc']])
+    assert.deepEqual((await validatePath({directory: dir}, {host: {rid: 'freebsd-x64'}})).problems, [])
   })
 
   it('package level reports what is not packed, as errors required by package', async () => {

@@ -5,7 +5,7 @@ import {member, quote} from './values.js'
 
 /** Why a package path is refused, as the path rules word it (shared by the icon and files[] rules). */
 export const packagePathProblems: Record<IconPathProblem, string> = {
-  empty: 'is empty',
+  empty: 'is empty or only whitespace',
   absolute: 'is an absolute path',
   backslash: 'contains a backslash; package paths use forward slashes',
   'parent-segment': 'has a ".." segment, which leaves the package',

@@ -8,12 +8,15 @@ import {entrypointsArePacked} from './entrypoints-are-packed.js'
 import {executablesStayInsideVersionDirectory} from './executables-stay-inside-version-directory.js'
 import {fileDigestsAreWellFormed} from './file-digests-are-well-formed.js'
 import {generatedFieldsAreNotAuthored} from './generated-fields-are-not-authored.js'
+import {hostEntrypointIsPresent} from './host-entrypoint-is-present.js'
+import {hostIsCompatible} from './host-is-compatible.js'
 import {iconIsPacked} from './icon-is-packed.js'
 import {iconPathIsSafe} from './icon-path-is-safe.js'
 import {idIsAPluginId} from './id-is-a-plugin-id.js'
 import {languagesAreWellFormed} from './languages-are-well-formed.js'
 import {nameIsDisplayable} from './name-is-displayable.js'
 import {permissionsAreKnown} from './permissions-are-known.js'
+import {permissionsAreNotBlank} from './permissions-are-not-blank.js'
 import {permissionsAreUnique} from './permissions-are-unique.js'
 import {publicationMetadataIsPresent} from './publication-metadata-is-present.js'
 import {publisherIsWellFormed} from './publisher-is-well-formed.js'
@@ -38,6 +41,7 @@ export const rules: readonly Rule[] = [
   entrypointRuntimeIsConsistent,
   iconPathIsSafe,
   publisherIsWellFormed,
+  permissionsAreNotBlank,
   permissionsAreUnique,
   permissionsAreKnown,
   languagesAreWellFormed,
@@ -46,6 +50,9 @@ export const rules: readonly Rule[] = [
   fileDigestsAreWellFormed,
   signatureIsWellFormed,
   generatedFieldsAreNotAuthored,
+  // development, for a named host: what an install on it would say
+  hostEntrypointIsPresent,
+  hostIsCompatible,
   // package: layout, then the snapshot of packaged content
   entrypointLayoutIsValid,
   entrypointsArePacked,

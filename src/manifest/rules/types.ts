@@ -2,6 +2,7 @@ import type {PackageContent} from '../content.js'
 import type {DiagnosticCode, Severity} from '../diagnostic.js'
 import type {Level} from '../levels.js'
 import type {SubjectKind} from '../report.js'
+import type {HostContext} from '../host.js'
 
 /** What a rule reports; the engine adds the line and column of `pointer`. */
 export interface Finding {
@@ -22,6 +23,8 @@ export interface RuleContext {
   readonly subjectKind: SubjectKind
   /** The package's files, when the caller has them (package level and up). */
   readonly content: PackageContent | undefined
+  /** The host the manifest is judged for, when the caller names one. */
+  readonly host: HostContext | undefined
   /**
    * Pointers already rejected, by the schema or by an earlier rule's error: a rule never judges
    * such a value again, so one mistake gives one diagnostic.

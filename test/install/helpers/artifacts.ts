@@ -71,7 +71,7 @@ export interface ArtifactSpec {
    * Sign from the primitives, without the signer's checks (a certificate of the wrong purpose, a signing
    * time outside its validity, a corrupted signature value).
    */
-  forge?: {signedAt?: string; corrupt?: boolean}
+  forge?: {signedAt?: string; corrupt?: boolean; algorithm?: string}
   /** Entries added to the archive after signing and listing (tampering). */
   extraEntries?: Record<string, string | Uint8Array>
 }
@@ -137,7 +137,7 @@ export async function writeArtifact(file: string, spec: ArtifactSpec = {}): Prom
     const message = Buffer.from(signatureMessage({keyId: spec.signer.certificateId, signedAt, artifactDigestHex: digest.sha256}), 'utf8')
     const value = Buffer.from(sign(message, spec.signer.keyPair.privateKey))
     if (spec.forge.corrupt === true) value[0] = (value[0] as number) ^ 1
-    manifestBytes = new Uint8Array(appendSignatureTrailer(manifestBytes, {algorithm: 'ed25519', keyId: spec.signer.certificateId, value: value.toString('base64'), signedAt}))
+    manifestBytes = new Uint8Array(appendSignatureTrailer(manifestBytes, {algorithm: spec.forge.algorithm ?? 'ed25519', keyId: spec.signer.certificateId, value: value.toString('base64'), signedAt}))
   } else if (spec.signer !== undefined) {
     const signed = signContents(
       {manifest: manifestRead(manifestBytes), files: digests, signingFiles: new Map()},
