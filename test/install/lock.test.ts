@@ -122,4 +122,20 @@ describe('the per-plugin lock', () => {
       await cleanup()
     }
   })
+
+  it('removes the temporary a process killed while taking it left, and keeps one of a live waiter', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      const abandoned = `..lock.${await deadPid()}.0123456789ab.tmp`
+      const waiting = `..lock.${process.ppid}.0123456789ab.tmp`
+      await writeFile(path.join(dir, abandoned), 'killed before linking')
+      await writeFile(path.join(dir, waiting), 'still waiting')
+      const lock = await acquireLock(file, {timeoutMs: 0})
+      assert.deepEqual((await readdir(dir)).sort(), [waiting, '.lock'].sort())
+      await lock.release()
+    } finally {
+      await cleanup()
+    }
+  })
 })
