@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import {readFile} from 'node:fs/promises'
+import {readFile, readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {after, describe, it} from 'node:test'
 
-import {tempDir} from '../helpers/cli.js'
+import {repoRoot, tempDir} from '../helpers/cli.js'
 import {describeMutation, id, killAndRecover, prepareScenarios, recordMutations, samplePoints} from './helpers/kill-points.js'
 
 // Every change the installer makes to disk goes through one module that can call a hook before it. Here a
@@ -47,3 +47,22 @@ for (const {index, scenario, countRoot, mutations} of recorded) {
     }
   })
 }
+
+describe('the installer', () => {
+  it('changes the disk only through src/fs/mutations.ts, so that a kill point exists before every change', async () => {
+    // Calls of node:fs that create, write, rename, link, change or remove something.
+    const mutating = /\b(mkdir|mkdtemp|rename|rm|rmdir|unlink|writeFile|appendFile|copyFile|cp|link|symlink|chmod|chown|truncate|utimes|open)(Sync)?\b/
+    const modules = [...(await readdir(path.join(repoRoot, 'src', 'install'))).map((name) => `src/install/${name}`), 'src/fs/durable.ts', 'src/fs/lock.ts']
+    const offenders: string[] = []
+    for (const module of modules) {
+      const source = await readFile(path.join(repoRoot, module), 'utf8')
+      for (const [statement, names] of source.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'node:fs(?:\/promises)?'/gm)) {
+        // fsyncDirectory opens a directory read-only to flush it: the one open allowed.
+        const found = (names as string).split(',').map((name) => name.trim()).filter((name) => mutating.test(name) && !(module === 'src/fs/durable.ts' && name === 'open'))
+        if (found.length > 0) offenders.push(`${module}: ${statement}`)
+      }
+      if (/from 'node:fs(\/promises)?'/.test(source) && /import\s+\*\s+as/.test(source)) offenders.push(`${module}: imports node:fs whole`)
+    }
+    assert.deepEqual(offenders, [])
+  })
+})
