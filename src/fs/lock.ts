@@ -85,7 +85,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
 }
 
 /** Runs `work` while holding the lock file `file`. */
-export async function withLock<T>(file: string, options: {timeoutMs?: number}, work: () => Promise<T>): Promise<T> {
+export async function withLock<T>(file: string, options: AcquireOptions, work: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(file, options)
   try {
     return await work()

@@ -9,7 +9,8 @@ import {listInstalled} from '../../src/install/installed.js'
 import type {InstallOptions} from '../../src/install/types.js'
 import {uninstall} from '../../src/install/uninstall.js'
 import {verifyInstalled} from '../../src/install/verify-installed.js'
-import {putFile, snapshotTree} from './helpers/artifacts.js'
+import {createRevocationList} from '../../src/revocation/list.js'
+import {createSigner, putFile, snapshotTree, testNow} from './helpers/artifacts.js'
 import {currentOf, inWorkspace, installError, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
 
 const id = 'com.example.alpha'
@@ -130,6 +131,25 @@ describe('a plugins directory that is a symbolic link', () => {
       await assert.rejects(install(await ws.artifact('v1'), unsigned(ws)), refused)
       await assert.rejects(uninstall(ws.dataRoot, id, {purge: true}), refused)
       await assert.rejects(listInstalled(ws.dataRoot), refused)
+      assert.deepEqual([...(await snapshotTree(target))], [...before])
+    })
+  })
+})
+
+describe('a plugins directory that is a symbolic link, with a revocation list to remember', () => {
+  it('is refused by install and verifyInstalled before the record of lists seen is written through it', async () => {
+    await inWorkspace(async (ws) => {
+      const signer = createSigner()
+      const artifact = await ws.artifact('signed', {signer})
+      const revocations = createRevocationList({rootKeyId: signer.root.rootKeyId, rootPrivateKey: signer.root.keyPair.privateKey, entries: [], now: testNow})
+      const target = await victim(ws)
+      const before = await snapshotTree(target)
+      await mkdir(ws.dataRoot, {recursive: true})
+      const plugins = path.join(ws.dataRoot, 'plugins')
+      await symlink(target, plugins)
+      const refused = installError('unsafe-data-root', {path: plugins, found: 'symbolic-link'})
+      await assert.rejects(install(artifact, {dataRoot: ws.dataRoot, hostRid: 'linux-x64', trust: signer.trust, now: testNow, revocations}), refused)
+      await assert.rejects(verifyInstalled(ws.dataRoot, id, {trust: signer.trust, now: testNow, revocations}), refused)
       assert.deepEqual([...(await snapshotTree(target))], [...before])
     })
   })
