@@ -58,7 +58,10 @@ export async function recoverPlugin(dataRoot: string, id: string): Promise<void>
   await removeStagingOf(dataRoot, id)
   // A forced reinstall killed between promoting the new tree and discarding the old one leaves two
   // directories of one version; the one that holds it (current.json's, else the journal's) stays.
-  for (const stray of (await readInstalledVersions(dataRoot, id)).strays) await discard(dataRoot, id, levels.versions(id), stray)
+  const installed = await readInstalledVersions(dataRoot, id)
+  for (const stray of installed.strays) await discard(dataRoot, id, levels.versions(id), stray)
+  // An uninstall killed after moving out the last version leaves `versions/` empty; it holds no state.
+  if (installed.taken.size === 0) await removeDirectoryIfEmpty(dataRoot, levels.versions(id))
 }
 
 // The files a plugin directory holds that are replaced atomically: their temporaries are leftovers.
