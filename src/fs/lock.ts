@@ -28,9 +28,9 @@ interface LockOwner {
   token: string
 }
 
-// A lock file is put in place whole (see LockAttempt), so an empty or unreadable one was written by
-// something else (an older version of this library created it first and wrote it after, and could be
-// killed in between). After this many consecutive polls that saw it so, it is judged abandoned.
+// A lock file is put in place whole (see LockAttempt), except on a file system without hard links, where
+// it is created and then written, and an owner killed in between leaves it empty (so did older versions
+// of this library). After this many consecutive polls that saw it empty or unreadable, it is abandoned.
 const unreadablePollsBeforeStale = 40
 
 /** Options of {@link acquireLock}. */
@@ -98,10 +98,13 @@ export async function withLock<T>(file: string, options: AcquireOptions, work: (
  * Puts the lock file in place with our content in one step: the content is written to a temporary sibling
  * first, then hard-linked to the lock's name, which fails when the name exists, like an exclusive create.
  * So a lock file is never seen empty or half-written, even when its owner is killed while taking it.
- * The temporary is reused across polls and removed by {@link LockAttempt.close}.
+ * The temporary is reused across polls and removed by {@link LockAttempt.close}. On a file system without
+ * hard links (FAT, some network shares) the lock file is created exclusively and then written, and a
+ * killed owner may leave it empty: such a lock is judged abandoned after a while (see acquireLock).
  */
 class LockAttempt {
   private temp: string | null = null
+  private linksUnsupported = false
 
   constructor(
     private readonly file: string,
@@ -113,11 +116,20 @@ class LockAttempt {
   async tryCreate(): Promise<boolean> {
     for (;;) {
       try {
-        this.temp ??= await this.writeTemporary()
+        if (this.linksUnsupported) {
+          await this.writeFile(this.file)
+          return true
+        }
+        this.temp ??= await this.writeFile(temporarySibling(this.file))
         await link(this.temp, this.file)
         return true
       } catch (error) {
         if (hasErrno(error, 'EEXIST')) return false
+        if (!this.linksUnsupported && hasErrno(error, 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS')) {
+          this.linksUnsupported = true
+          await this.close()
+          continue
+        }
         // The plugin directory does not exist yet, or an uninstall removed it between two attempts.
         if (!hasErrno(error, 'ENOENT')) throw error
         this.temp = null
@@ -132,15 +144,15 @@ class LockAttempt {
     this.temp = null
   }
 
-  private async writeTemporary(): Promise<string> {
-    const temp = temporarySibling(this.file)
-    const handle = await createFile(temp, 'wx', 0o644)
+  /** Creates `target` exclusively with the lock's content. */
+  private async writeFile(target: string): Promise<string> {
+    const handle = await createFile(target, 'wx', 0o644)
     try {
-      await writeAll(handle, temp, this.content)
+      await writeAll(handle, target, this.content)
     } finally {
       await handle.close()
     }
-    return temp
+    return target
   }
 }
 
