@@ -59,7 +59,7 @@ export async function ensureRealDirectory(dataRoot: string, segments: readonly s
 }
 
 /** The `unsafe-data-root` refusal for `target`, which is not a real directory. */
-export function unsafeDataRoot(target: string, info: Stats): InstallError {
+function unsafeDataRoot(target: string, info: Stats): InstallError {
   const found = kindOf(info)
   return new InstallError('unsafe-data-root', `${target} is ${descriptions[found]}, not a directory; the installer does not work through it. Move it away and retry.`, {
     details: {path: target, found},

@@ -31,11 +31,6 @@ export function pluginsRoot(dataRoot: string): string {
   return path.join(path.resolve(dataRoot), 'plugins')
 }
 
-/** `<dataRoot>/plugins/_staging`: every operation's scratch space; names starting with `_` are never plugins. */
-export function stagingRoot(dataRoot: string): string {
-  return path.join(pluginsRoot(dataRoot), '_staging')
-}
-
 /** Every path of one plugin. The id must already be a plugin id (see {@link assertPluginId}). */
 export function pluginPaths(dataRoot: string, id: string): PluginPaths {
   const root = path.join(pluginsRoot(dataRoot), id)
@@ -61,6 +56,7 @@ export function versionPath(dataRoot: string, id: string, directory: string): st
  */
 export const levels = {
   plugins: ['plugins'],
+  /** Every operation's scratch space; names starting with `_` are never plugins. */
   staging: ['plugins', '_staging'],
   plugin: (id: string): readonly string[] => ['plugins', id],
   versions: (id: string): readonly string[] => ['plugins', id, 'versions'],
