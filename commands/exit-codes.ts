@@ -76,6 +76,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'output-exists': usage,
   'write-failed': unwritable,
   'io-error': unwritable,
+  'unsafe-data-root': unwritable,
   // Arguments that are not usable.
   'too-many-selectors': usage,
   'invalid-argument': usage,

@@ -20,6 +20,7 @@ export type {InstallOptions, InstallResult, InstallProgress, InstallStep, Uninst
 export {uninstall, type UninstallOptions} from './install/uninstall.js'
 export {activate, type ActivateOptions} from './install/activate.js'
 export {listInstalled, type InstalledPlugin} from './install/installed.js'
+export {versionDirectory} from './install/version-directories.js'
 export {verifyInstalled, type InstalledVerification, type InstalledProblem, type VerifyInstalledOptions} from './install/verify-installed.js'
 export {InstallError, type InstallErrorCode, type ArchivePassThroughCode, type SignatureRefusalCode} from './install/errors.js'
 export {installWarningCodes, type InstallWarning, type InstallWarningCode} from './install/warnings.js'

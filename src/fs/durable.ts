@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto'
-import {open, readFile, rename, rm, stat, unlink} from 'node:fs/promises'
+import {open, readFile, stat} from 'node:fs/promises'
 import path from 'node:path'
+import {createFile, rename, unlink, writeAll} from './mutations.js'
 
 /**
  * Flushes a directory's entries to disk, so that a rename or a create inside it survives a power cut.
@@ -16,29 +17,36 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** A sibling name for a temporary file that no other writer picks. */
+/** A sibling name for a temporary file that no other writer picks: `.<name>.<pid>.<12 hex>.tmp`. */
 export function temporarySibling(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+}
+
+/** True when `name` is a temporary sibling of the file named `of` (see {@link temporarySibling}). */
+export function isTemporarySiblingOf(name: string, of: string): boolean {
+  const prefix = `.${of}.`
+  return name.startsWith(prefix) && /^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))
 }
 
 /**
  * Replaces `file` atomically: the bytes go to a temporary sibling created exclusively, are flushed, then
  * renamed over `file`, and the directory is flushed. A reader (or a process killed at any instant) sees the
- * old content or the new one, never a torn file (DESIGN §8, `current.json`).
+ * old content or the new one, never a torn file. A killed writer leaves its temporary behind; the next
+ * writer under the same lock removes it (names are recognised with {@link isTemporarySiblingOf}).
  */
 export async function writeFileAtomic(file: string, bytes: string | Uint8Array, mode = 0o644): Promise<void> {
   const temp = temporarySibling(file)
-  const handle = await open(temp, 'wx', mode)
+  const handle = await createFile(temp, 'wx', mode)
   try {
     try {
-      await handle.writeFile(bytes)
+      await writeAll(handle, temp, bytes)
       await handle.sync()
     } finally {
       await handle.close()
     }
     await rename(temp, file)
   } catch (error) {
-    await rm(temp, {force: true})
+    await unlink(temp).catch(() => undefined)
     throw error
   }
   await fsyncDirectory(path.dirname(file))

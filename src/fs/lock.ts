@@ -1,9 +1,10 @@
 import {randomBytes} from 'node:crypto'
-import {link, mkdir, open, readFile, rename, unlink} from 'node:fs/promises'
+import {readFile, readdir} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
-import {hasErrno} from './durable.js'
+import {hasErrno, isTemporarySiblingOf, temporarySibling} from './durable.js'
+import {createFile, link, mkdir, rename, unlink, writeAll} from './mutations.js'
 import {SvcPluginError} from '../errors.js'
 
 /** Thrown when another process held a lock file for longer than the caller would wait. */
@@ -27,48 +28,64 @@ interface LockOwner {
   token: string
 }
 
-// An empty or unreadable lock file is an owner caught between creating and writing it (microseconds), or
-// one killed in that window. After this many consecutive polls that saw it so, it is judged abandoned.
+// A lock file is put in place whole (see LockAttempt), except on a file system without hard links, where
+// it is created and then written, and an owner killed in between leaves it empty (so did older versions
+// of this library). After this many consecutive polls that saw it empty or unreadable, it is abandoned.
 const unreadablePollsBeforeStale = 40
+
+/** Options of {@link acquireLock}. */
+export interface AcquireOptions {
+  timeoutMs?: number
+  /** Creates the lock's directory when it is missing; default `mkdir -p`. */
+  ensureDirectory?: () => Promise<unknown>
+}
 
 /**
  * Takes the lock file `file` (one operation per plugin id at a time; different ids in parallel).
- * The file is created exclusively (`wx`) and names its owner's pid and host. A lock whose owner process no
- * longer runs on this host is stale and is broken; otherwise this waits, polling, for up to `timeoutMs`
- * and then throws `lock-timeout`. A lock held by another host is never judged stale.
+ * The file appears exclusively and whole (see {@link LockAttempt}) and names its owner's pid and host.
+ * A lock whose owner process no longer runs on this host is stale and is broken; otherwise this waits,
+ * polling, for up to `timeoutMs` and then throws `lock-timeout`. A lock held by another host is never
+ * judged stale.
  */
-export async function acquireLock(file: string, options: {timeoutMs?: number} = {}): Promise<PluginLock> {
+export async function acquireLock(file: string, options: AcquireOptions = {}): Promise<PluginLock> {
   const timeoutMs = options.timeoutMs ?? defaultLockTimeoutMs
   const started = Date.now()
   const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex')}
   const content = `${JSON.stringify(owner)}\n`
   let delay = 5
   let unreadablePolls = 0
-  for (;;) {
-    if (await tryCreate(file, content)) return heldLock(file, content)
-    const observed = await readLockFile(file)
-    if (observed !== null) {
-      const holder = parseOwner(observed)
-      if (holder === null) unreadablePolls += 1
-      else unreadablePolls = 0
-      if ((holder !== null && isAbandoned(holder)) || unreadablePolls >= unreadablePollsBeforeStale) {
-        await breakLock(file, observed)
-        continue
+  const attempt = new LockAttempt(file, content, options.ensureDirectory ?? (() => mkdir(path.dirname(file), {recursive: true})))
+  try {
+    for (;;) {
+      if (await attempt.tryCreate()) break
+      const observed = await readLockFile(file)
+      if (observed !== null) {
+        const holder = parseOwner(observed)
+        if (holder === null) unreadablePolls += 1
+        else unreadablePolls = 0
+        if ((holder !== null && isAbandoned(holder)) || unreadablePolls >= unreadablePollsBeforeStale) {
+          await breakLock(file, observed)
+          continue
+        }
       }
+      if (observed === null) continue // released between our create and our read: try again at once
+      if (Date.now() - started >= timeoutMs) {
+        throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
+          details: {lock: file, holder: parseOwner(observed)},
+        })
+      }
+      await sleep(delay)
+      delay = Math.min(100, delay * 2)
     }
-    if (observed === null) continue // released between our create and our read: try again at once
-    if (Date.now() - started >= timeoutMs) {
-      throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
-        details: {lock: file, holder: parseOwner(observed)},
-      })
-    }
-    await sleep(delay)
-    delay = Math.min(100, delay * 2)
+  } finally {
+    await attempt.close()
   }
+  await removeAbandonedTemporaries(file)
+  return heldLock(file, content)
 }
 
 /** Runs `work` while holding the lock file `file`. */
-export async function withLock<T>(file: string, options: {timeoutMs?: number}, work: () => Promise<T>): Promise<T> {
+export async function withLock<T>(file: string, options: AcquireOptions, work: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(file, options)
   try {
     return await work()
@@ -77,26 +94,79 @@ export async function withLock<T>(file: string, options: {timeoutMs?: number}, w
   }
 }
 
-/** Creates the lock file exclusively with our content; false when it already exists. */
-async function tryCreate(file: string, content: string): Promise<boolean> {
-  for (;;) {
-    try {
-      const handle = await open(file, 'wx', 0o644)
+/**
+ * Puts the lock file in place with our content in one step: the content is written to a temporary sibling
+ * first, then hard-linked to the lock's name, which fails when the name exists, like an exclusive create.
+ * So a lock file is never seen empty or half-written, even when its owner is killed while taking it.
+ * The temporary is reused across polls and removed by {@link LockAttempt.close}. On a file system without
+ * hard links (FAT, some network shares) the lock file is created exclusively and then written, and a
+ * killed owner may leave it empty: such a lock is judged abandoned after a while (see acquireLock).
+ */
+class LockAttempt {
+  private temp: string | null = null
+  private linksUnsupported = false
+
+  constructor(
+    private readonly file: string,
+    private readonly content: string,
+    private readonly ensureDirectory: () => Promise<unknown>,
+  ) {}
+
+  /** True when the lock is now ours, false when it exists. */
+  async tryCreate(): Promise<boolean> {
+    for (;;) {
       try {
-        await handle.writeFile(content)
-      } finally {
-        await handle.close()
+        if (this.linksUnsupported) {
+          await this.writeFile(this.file)
+          return true
+        }
+        this.temp ??= await this.writeFile(temporarySibling(this.file))
+        await link(this.temp, this.file)
+        return true
+      } catch (error) {
+        if (hasErrno(error, 'EEXIST')) return false
+        if (!this.linksUnsupported && hasErrno(error, 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS')) {
+          this.linksUnsupported = true
+          await this.close()
+          continue
+        }
+        // The plugin directory does not exist yet, or an uninstall removed it between two attempts.
+        if (!hasErrno(error, 'ENOENT')) throw error
+        this.temp = null
+        await this.ensureDirectory()
       }
-      return true
-    } catch (error) {
-      if (hasErrno(error, 'EEXIST')) return false
-      // The plugin directory does not exist yet, or an uninstall removed it between two attempts.
-      if (hasErrno(error, 'ENOENT')) {
-        await mkdir(path.dirname(file), {recursive: true})
-        continue
-      }
-      throw error
     }
+  }
+
+  /** Removes the temporary. */
+  async close(): Promise<void> {
+    if (this.temp !== null) await unlink(this.temp).catch(() => undefined)
+    this.temp = null
+  }
+
+  /** Creates `target` exclusively with the lock's content. */
+  private async writeFile(target: string): Promise<string> {
+    const handle = await createFile(target, 'wx', 0o644)
+    try {
+      await writeAll(handle, target, this.content)
+    } finally {
+      await handle.close()
+    }
+    return target
+  }
+}
+
+/**
+ * Removes temporaries of lock `file` that processes killed while taking it left: their name carries the
+ * pid, and a temporary of a live process (one waiting for the lock) is left alone.
+ */
+async function removeAbandonedTemporaries(file: string): Promise<void> {
+  const dir = path.dirname(file)
+  const prefix = `.${path.basename(file)}.`
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!isTemporarySiblingOf(name, path.basename(file))) continue
+    const pid = Number(name.slice(prefix.length, name.indexOf('.', prefix.length)))
+    if (!isProcessAlive(pid)) await unlink(path.join(dir, name)).catch(() => undefined)
   }
 }
 

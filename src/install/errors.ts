@@ -52,6 +52,12 @@ export type InstallErrorCode =
   | 'invalid-argument'
   /** The file system refused a read or write in the data root; `details` names the path and the errno code. */
   | 'io-error'
+  /**
+   * A directory the installer works through (`plugins`, `_staging`, `plugins/<id>`, `versions`, `data`) is
+   * a symbolic link, a file or anything else but a real directory; `details.path` names it and
+   * `details.found` says what it is. The installer never follows it (see docs/data-root.md).
+   */
+  | 'unsafe-data-root'
 
 /** Thrown by `install`, `uninstall`, `activate` and `verifyInstalled`; nothing half-done is left behind. */
 export class InstallError extends SvcPluginError<InstallErrorCode> {}

@@ -1,10 +1,10 @@
 import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
-import {chmod, mkdir, open} from 'node:fs/promises'
 import path from 'node:path'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
 import {fsyncDirectory} from '../fs/durable.js'
+import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
 
 /** Progress of an extraction: after each entry, and every MiB inside a large one. */
@@ -152,12 +152,12 @@ async function writeEntry(
   progress: EntryProgress,
 ): Promise<EntryDigest> {
   let digest: EntryDigest | null = null
-  const handle = await open(file, createFlags, mode)
+  const handle = await createFile(file, createFlags, mode)
   try {
-    // The umask may have narrowed the creation mode; DESIGN §8 wants exactly 0755 for the entrypoint, 0644 else.
-    await handle.chmod(mode)
+    // The umask may have narrowed the creation mode; installed files are exactly 0755 (the entrypoint) or 0644.
+    await chmodHandle(handle, file, mode)
     if (preloaded !== undefined) {
-      await handle.writeFile(preloaded)
+      await writeAll(handle, file, preloaded)
       digest = {size: preloaded.byteLength, sha256: `sha256:${createHash('sha256').update(preloaded).digest('hex')}`}
       await progress(entry.name, preloaded.byteLength, false)
     } else {
@@ -166,7 +166,7 @@ async function writeEntry(
         // One chunk at a time: memory stays bounded whatever the entry's size. The verified stream
         // hashes as it inflates, so the bytes written are hashed exactly once.
         for await (const chunk of stream as AsyncIterable<Buffer>) {
-          await writeFully(handle, chunk)
+          await writeAll(handle, file, chunk)
           await progress(entry.name, chunk.byteLength, false)
         }
         digest = stream.digest
@@ -181,12 +181,4 @@ async function writeEntry(
   if (digest === null) throw new InstallError('io-error', `${entry.name} ended without a digest.`, {details: {entry: entry.name}})
   await progress(entry.name, 0, true)
   return digest
-}
-
-async function writeFully(handle: import('node:fs/promises').FileHandle, chunk: Buffer): Promise<void> {
-  let offset = 0
-  while (offset < chunk.byteLength) {
-    const {bytesWritten} = await handle.write(chunk, offset, chunk.byteLength - offset)
-    offset += bytesWritten
-  }
 }

@@ -4,7 +4,7 @@ import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
 import {openArtifact, type OpenedArtifact} from '../artifact/open.js'
-import {isDirectory, pathExists} from '../fs/durable.js'
+import {pathExists} from '../fs/durable.js'
 import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-files.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
@@ -15,18 +15,20 @@ import {hostRid as currentHostRid} from '../model/rid.js'
 import {checkContents, verificationContext} from '../signing/verify.js'
 import {admit} from './admission.js'
 import {checkCompatibility, defaultProtocolRange, developmentHostVersion, type HostCompatibility} from './compatibility.js'
-import {readCurrentVersion} from './current.js'
+import {realDirectory} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {extractArchive} from './extract.js'
 import {readActivePlugins} from './installed.js'
-import {assertPluginId, assertVersion, pluginPaths, versionDir} from './layout.js'
+import {writeTransaction, type InstallTransaction} from './journal.js'
+import {assertPluginId, assertVersion, freeDirectoryName, levels, pluginPaths, versionPath} from './layout.js'
 import {withPluginLock} from './locked.js'
 import {evaluateRelations} from './relations.js'
 import {recordRevocationSequence} from './revocation-state.js'
 import {createStaging} from './staging.js'
-import {applyTransaction, writeTransaction, type InstallTransaction} from './transaction.js'
+import {applyTransaction} from './transaction.js'
 import {assertNoTrustDowngrade, assertSamePublisher, readTrustRecord} from './trust-record.js'
 import type {InstallOptions, InstallProgress, InstallResult, InstallStep} from './types.js'
+import {readInstalledVersions} from './version-directories.js'
 import {warning, type InstallWarning} from './warnings.js'
 
 /** Every option of an install with its default applied and checked. */
@@ -91,9 +93,11 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
       await report('locked')
       const {id, version} = manifest
       const paths = pluginPaths(settings.dataRoot, id)
-      const current = await readCurrentVersion(paths.current)
-      const previousVersion = current !== null && (await isDirectory(versionDir(settings.dataRoot, id, current))) ? current : null
-      if (options.force !== true && (await isDirectory(versionDir(settings.dataRoot, id, version)))) {
+      const installed = await readInstalledVersions(settings.dataRoot, id)
+      // The plugin's state directory is handed to the plugin: it must be a real one (or not exist yet).
+      await realDirectory(settings.dataRoot, levels.data(id))
+      const previousVersion = installed.active?.version ?? null
+      if (options.force !== true && installed.directories.has(version)) {
         throw new InstallError('already-installed', `${id} ${version} is already installed; use force to replace it.`, {
           details: {id, version, active: previousVersion === version},
         })
@@ -128,6 +132,8 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
         const transaction: InstallTransaction = {
           operation: 'install',
           version,
+          // A forced reinstall never overwrites the directory it replaces: the new tree gets its own name.
+          directory: freeDirectoryName(version, installed.taken),
           staging: staging.name,
           activate: settings.activate,
           admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: now.toISOString()},
@@ -149,7 +155,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
           entrypoint,
           settings: effectiveSettings(manifest),
           autoStart: entrypoint !== null && !warnings.some((item) => item.blocking),
-          directory: versionDir(settings.dataRoot, id, version),
+          directory: versionPath(settings.dataRoot, id, transaction.directory),
           dataDirectory: paths.data,
           warnings,
         }

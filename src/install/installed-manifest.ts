@@ -6,6 +6,7 @@ import {readManifest} from '../manifest/read-manifest.js'
 import type {Manifest} from '../model/manifest.js'
 import {hasErrno} from '../fs/durable.js'
 import {InstallError} from './errors.js'
+import {versionOfDirectory} from './layout.js'
 
 /** An installed version's manifest: its exact bytes, and the parsed manifest when it is valid. */
 export interface InstalledManifest {
@@ -16,10 +17,14 @@ export interface InstalledManifest {
 
 /**
  * Reads `manifest.json` of an installed version directory at development level with the directory's
- * identity as expectations (a manifest whose id or version disagrees with its directory is
- * rejected). Returns null when there is no manifest file (or it is not a regular file, or over the cap).
+ * identity as expectations: a manifest whose id or version disagrees with its directory is rejected. The
+ * id is the plugin's; the version is the directory's name, `<version>` or `<version>_<n>` (see
+ * {@link versionOfDirectory}). Returns null when there is no manifest file (or it is not a regular file,
+ * or over the cap).
  */
-export async function loadInstalledManifest(dir: string, id: string, version: string): Promise<InstalledManifest | null> {
+export async function loadInstalledManifest(dir: string, id: string): Promise<InstalledManifest | null> {
+  const version = versionOfDirectory(path.basename(dir))
+  if (version === null) throw new Error(`${dir} is not a version directory`)
   const file = path.join(dir, 'manifest.json')
   try {
     const info = await lstat(file)
@@ -34,14 +39,14 @@ export async function loadInstalledManifest(dir: string, id: string, version: st
 }
 
 /** {@link loadInstalledManifest}, or `manifest-invalid` with the report's problems. */
-export async function readInstalledManifest(dir: string, id: string, version: string): Promise<{manifest: Manifest; bytes: Uint8Array}> {
-  const loaded = await loadInstalledManifest(dir, id, version)
+export async function readInstalledManifest(dir: string, id: string): Promise<{manifest: Manifest; bytes: Uint8Array}> {
+  const loaded = await loadInstalledManifest(dir, id)
   if (loaded === null) {
     throw new InstallError('manifest-invalid', `${dir} has no manifest.json.`, {details: {reason: 'manifest-missing', problems: []}})
   }
   if (loaded.manifest === null) {
     const first = loaded.report.problems.find((problem) => problem.severity === 'error')
-    throw new InstallError('manifest-invalid', `The installed manifest of ${id} ${version} is invalid${first === undefined ? '' : `: ${first.code}: ${first.message}`}.`, {
+    throw new InstallError('manifest-invalid', `The installed manifest of ${id} ${path.basename(dir)} is invalid${first === undefined ? '' : `: ${first.code}: ${first.message}`}.`, {
       details: {problems: loaded.report.problems},
     })
   }

@@ -2,12 +2,12 @@ import {readdir, readFile, stat} from 'node:fs/promises'
 import path from 'node:path'
 import type {Manifest} from '../model/manifest.js'
 import {isPluginId} from '../model/plugin-id.js'
-import {readCurrentVersion} from './current.js'
-import {hasErrno, pathExists} from '../fs/durable.js'
-import {pluginPaths, pluginsRoot, versionDir} from './layout.js'
-import {sortVersionsDescending} from './prune.js'
-import {installedVersionNames} from './transaction.js'
+import {pathExists} from '../fs/durable.js'
+import {realDirectory} from './data-root.js'
+import {InstallError} from './errors.js'
+import {levels, pluginPaths, versionPath} from './layout.js'
 import {readTrustRecord, type AdmittedVerdict} from './trust-record.js'
+import {readInstalledVersions, type InstalledVersions} from './version-directories.js'
 
 /** One installed plugin as `listInstalled` reports it. */
 export interface InstalledPlugin {
@@ -40,15 +40,14 @@ export interface ActivePlugin {
 // The manifest size cap of DESIGN §5.2: an installed manifest passed it when it was installed.
 const maxManifestBytes = 8 * 1024 * 1024
 
-/** Ids of every directory under `plugins/` that is a plugin id (names starting with `_` never are). */
+/**
+ * Ids of every directory under `plugins/` that is a plugin id (names starting with `_` never are; a link
+ * is not a directory). Throws `unsafe-data-root` when `plugins` itself is not a real directory.
+ */
 export async function installedPluginIds(dataRoot: string): Promise<string[]> {
-  let entries
-  try {
-    entries = await readdir(pluginsRoot(dataRoot), {withFileTypes: true})
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return []
-    throw error
-  }
+  const root = await realDirectory(dataRoot, levels.plugins)
+  if (root === null) return []
+  const entries = await readdir(root, {withFileTypes: true})
   return entries
     .filter((entry) => entry.isDirectory() && isPluginId(entry.name))
     .map((entry) => entry.name)
@@ -56,20 +55,24 @@ export async function installedPluginIds(dataRoot: string): Promise<string[]> {
 }
 
 /**
- * Every installed plugin (DESIGN §8 `listInstalled`): those with at least one version directory, sorted by
- * id. Reads only; takes no lock (`current.json` and `trust.json` are replaced atomically).
+ * Every installed plugin: those with at least one version directory, sorted by id. Reads only; takes no
+ * lock (`current.json` and `trust.json` are replaced atomically). A plugin whose directory or `versions`
+ * is not a real directory is not listed (its own operations refuse it with `unsafe-data-root`); a
+ * `plugins` that is not one is refused.
  */
 export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]> {
   const plugins: InstalledPlugin[] = []
   for (const id of await installedPluginIds(dataRoot)) {
     const paths = pluginPaths(dataRoot, id)
-    const versions = sortVersionsDescending(await installedVersionNames(paths.versions))
+    const installed = await readVersionsOfListed(dataRoot, id)
+    if (installed === null) continue
+    const versions = [...installed.directories.keys()]
     const pending = await pathExists(paths.transaction)
     if (versions.length === 0 && !pending) continue
-    const current = await readCurrentVersion(paths.current)
-    const activeVersion = current !== null && versions.includes(current) ? current : null
+    const activeVersion = installed.active?.version ?? null
+    const directory = installed.active === null ? null : versionPath(dataRoot, id, installed.active.directory)
     const record = await readTrustRecord(paths.trust)
-    const manifest = activeVersion === null ? null : await readManifestLoosely(versionDir(dataRoot, id, activeVersion))
+    const manifest = directory === null ? null : await readManifestLoosely(directory)
     plugins.push({
       id,
       name: typeof manifest?.name === 'string' ? manifest.name : null,
@@ -77,7 +80,7 @@ export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]
       versions,
       verdict: record?.verdict ?? null,
       certificateId: activeVersion === null ? null : (record?.versions[activeVersion]?.certificateId ?? null),
-      directory: activeVersion === null ? null : versionDir(dataRoot, id, activeVersion),
+      directory,
       dataDirectory: paths.data,
       pending,
     })
@@ -90,13 +93,23 @@ export async function readActivePlugins(dataRoot: string, exceptId?: string): Pr
   const active = new Map<string, ActivePlugin>()
   for (const id of await installedPluginIds(dataRoot)) {
     if (id === exceptId) continue
-    const activeVersion = await readCurrentVersion(pluginPaths(dataRoot, id).current)
-    if (activeVersion === null) continue
-    const manifest = await readManifestLoosely(versionDir(dataRoot, id, activeVersion))
+    const current = (await readVersionsOfListed(dataRoot, id))?.active ?? null
+    if (current === null) continue
+    const manifest = await readManifestLoosely(versionPath(dataRoot, id, current.directory))
     if (manifest === null) continue
-    active.set(id, {id, activeVersion, manifest})
+    active.set(id, {id, activeVersion: current.version, manifest})
   }
   return active
+}
+
+/** The versions of a plugin found in a listing of `plugins/`, or null when its directories are not real ones. */
+async function readVersionsOfListed(dataRoot: string, id: string): Promise<InstalledVersions | null> {
+  try {
+    return await readInstalledVersions(dataRoot, id)
+  } catch (error) {
+    if (error instanceof InstallError && error.code === 'unsafe-data-root') return null
+    throw error
+  }
 }
 
 /**

@@ -4,16 +4,17 @@ import {isSemVer} from '../model/semver.js'
 import {InstallError} from './errors.js'
 
 /**
- * Where everything of an installation lives (DESIGN §8):
- * `<dataRoot>/plugins/<id>/versions/<version>/` (immutable, the archive's root), `<id>/current.json`,
- * `<id>/trust.json`, `<id>/data/`, `<id>/.lock`, `<id>/.transaction.json` and `_staging/<id>_<random>/`.
+ * Where everything of an installation lives (docs/data-root.md):
+ * `<dataRoot>/plugins/<id>/versions/<directory>/` (immutable, the archive's root; the directory is named
+ * `<version>` or `<version>_<n>`), `<id>/current.json`, `<id>/trust.json`, `<id>/data/`, `<id>/.lock`,
+ * `<id>/.transaction.json` and `_staging/<id>_<random>/`.
  */
 export interface PluginPaths {
   /** `<dataRoot>/plugins/<id>` */
   root: string
   /** `<id>/versions` */
   versions: string
-  /** `<id>/current.json`: `{"version": "<v>"}`, the active version. */
+  /** `<id>/current.json`: `{"version": "<v>"}` (plus `"directory"` when it is not `<v>`), the active version. */
   current: string
   /** `<id>/trust.json`: the trust the plugin was admitted with. */
   trust: string
@@ -30,11 +31,6 @@ export function pluginsRoot(dataRoot: string): string {
   return path.join(path.resolve(dataRoot), 'plugins')
 }
 
-/** `<dataRoot>/plugins/_staging`: every operation's scratch space; names starting with `_` are never plugins. */
-export function stagingRoot(dataRoot: string): string {
-  return path.join(pluginsRoot(dataRoot), '_staging')
-}
-
 /** Every path of one plugin. The id must already be a plugin id (see {@link assertPluginId}). */
 export function pluginPaths(dataRoot: string, id: string): PluginPaths {
   const root = path.join(pluginsRoot(dataRoot), id)
@@ -49,9 +45,48 @@ export function pluginPaths(dataRoot: string, id: string): PluginPaths {
   }
 }
 
-/** `<dataRoot>/plugins/<id>/versions/<version>`. */
-export function versionDir(dataRoot: string, id: string, version: string): string {
-  return path.join(pluginPaths(dataRoot, id).versions, version)
+/** `<dataRoot>/plugins/<id>/versions/<directory>`, for a version directory name (see {@link versionOfDirectory}). */
+export function versionPath(dataRoot: string, id: string, directory: string): string {
+  return path.join(pluginPaths(dataRoot, id).versions, directory)
+}
+
+/**
+ * The directories of the data root the installer works through, as path segments below the data root.
+ * Each must be a real directory (checked level by level, see data-root.ts), never a link.
+ */
+export const levels = {
+  plugins: ['plugins'],
+  /** Every operation's scratch space; names starting with `_` are never plugins. */
+  staging: ['plugins', '_staging'],
+  plugin: (id: string): readonly string[] => ['plugins', id],
+  versions: (id: string): readonly string[] => ['plugins', id, 'versions'],
+  data: (id: string): readonly string[] => ['plugins', id, 'data'],
+} as const
+
+/** The largest `<n>` of a `<version>_<n>` directory name: nine digits, far beyond any real history. */
+const maxDirectorySuffix = /^[1-9][0-9]{0,8}$/
+
+/**
+ * The version a version directory holds, judged by its name: `<version>` or `<version>_<n>` (n ≥ 1), or
+ * null for any other name. SemVer never contains `_`, so the version is the part before the first one.
+ * A forced reinstall of a version that has a directory promotes the new tree under a fresh name, so that
+ * `current.json` can switch from the old tree to the new one in one atomic write (docs/data-root.md).
+ */
+export function versionOfDirectory(name: string): string | null {
+  const at = name.indexOf('_')
+  const version = at < 0 ? name : name.slice(0, at)
+  if (!isSemVer(version)) return null
+  if (at >= 0 && !maxDirectorySuffix.test(name.slice(at + 1))) return null
+  return version
+}
+
+/** The directory name for `version` that none of `taken` uses: `<version>`, else `<version>_1`, `<version>_2`, … */
+export function freeDirectoryName(version: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(version)) return version
+  for (let n = 1; ; n++) {
+    const name = `${version}_${n}`
+    if (!taken.has(name)) return name
+  }
 }
 
 /**

@@ -1,11 +1,15 @@
-import {readdir, rmdir, unlink} from 'node:fs/promises'
+import {readdir} from 'node:fs/promises'
 import path from 'node:path'
-import {hasErrno} from '../fs/durable.js'
-import {InstallError} from './errors.js'
-import {pluginPaths, stagingRoot} from './layout.js'
+import {isTemporarySiblingOf} from '../fs/durable.js'
 import {LockError, acquireLock, isProcessAlive} from '../fs/lock.js'
-import {listStaging, removeStagingOf, removeTree, stagingOwner} from './staging.js'
-import {applyTransaction, readTransaction} from './transaction.js'
+import {unlink} from '../fs/mutations.js'
+import {ensureRealDirectory, lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
+import {InstallError} from './errors.js'
+import {readTransaction} from './journal.js'
+import {levels, pluginPaths} from './layout.js'
+import {discard, listStaging, removeStagingOf, stagingOwner} from './staging.js'
+import {applyTransaction} from './transaction.js'
+import {readInstalledVersions} from './version-directories.js'
 
 /** Options of every operation that changes a plugin. */
 export interface LockOptions {
@@ -14,30 +18,33 @@ export interface LockOptions {
 }
 
 /**
- * Runs `work` holding plugin `id`'s lock (DESIGN §8: one operation per id, different ids in parallel),
- * after finishing what a killed run left behind: a journalled install is carried to its end, temporary
- * files and staging directories of this id are removed, and so are those of other ids whose lock is free.
- * The plugin directory is removed afterwards when nothing is left in it.
+ * Runs `work` holding plugin `id`'s lock (one operation per id, different ids in parallel), after
+ * finishing what a killed run left behind: a journalled install is carried to its end, temporary files,
+ * staging directories and stray version directories of this id are removed, and so are the staging
+ * leftovers of other ids whose lock is free. `plugins/` and `plugins/<id>` must be real directories
+ * (`unsafe-data-root` otherwise). The plugin directory is removed afterwards when nothing is left in it.
  */
 export async function withPluginLock<T>(dataRoot: string, id: string, options: LockOptions, work: () => Promise<T>): Promise<T> {
   const paths = pluginPaths(dataRoot, id)
-  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs})
+  const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(id))
+  await ensureDirectory()
+  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory})
   try {
     await recoverPlugin(dataRoot, id)
     await sweepOtherLeftovers(dataRoot, id)
     return await work()
   } finally {
     await lock.release()
-    await removeDirectoryIfEmpty(paths.root)
+    await removeDirectoryIfEmpty(dataRoot, levels.plugin(id))
   }
 }
 
 /**
  * Brings plugin `id` to a settled state; the caller holds its lock. A journalled install is applied (its
- * checks passed before the journal was written); leftovers of killed runs are removed.
+ * checks passed before the journal was written); leftovers of killed runs are removed: only names this
+ * library makes, never a version directory `current.json` names.
  */
 export async function recoverPlugin(dataRoot: string, id: string): Promise<void> {
-  const paths = pluginPaths(dataRoot, id)
   const transaction = await readTransaction(dataRoot, id, {drop: true})
   if (transaction !== null) {
     try {
@@ -47,64 +54,68 @@ export async function recoverPlugin(dataRoot: string, id: string): Promise<void>
       if (!(error instanceof InstallError && error.code === 'manifest-invalid')) throw error
     }
   }
-  await removeTemporaries(paths.root)
+  await removeTemporaries(dataRoot, id)
   await removeStagingOf(dataRoot, id)
+  // A forced reinstall killed between promoting the new tree and discarding the old one leaves two
+  // directories of one version; the one that holds it (current.json's, else the journal's) stays.
+  const installed = await readInstalledVersions(dataRoot, id)
+  for (const stray of installed.strays) await discard(dataRoot, id, levels.versions(id), stray)
+  // An uninstall killed after moving out the last version leaves `versions/` empty; it holds no state.
+  if (installed.taken.size === 0) await removeDirectoryIfEmpty(dataRoot, levels.versions(id))
 }
 
-/** Removes atomic-write temporaries (`.<name>.<pid>.<random>.tmp`) and abandoned moved-aside locks in a plugin directory. */
-async function removeTemporaries(root: string): Promise<void> {
-  let names: string[]
-  try {
-    names = await readdir(root)
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return
-    throw error
-  }
-  for (const name of names) {
+// The files a plugin directory holds that are replaced atomically: their temporaries are leftovers.
+const atomicallyWritten = ['current.json', 'trust.json', '.transaction.json']
+// A lock moved aside by a process breaking a stale lock: `.lock.stale-<pid>-<12 hex>`.
+const movedAsideLock = /^\.lock\.stale-(\d+)-[0-9a-f]{12}$/
+
+/** Removes atomic-write temporaries and abandoned moved-aside locks in a plugin directory. */
+async function removeTemporaries(dataRoot: string, id: string): Promise<void> {
+  const root = await realDirectory(dataRoot, levels.plugin(id))
+  if (root === null) return
+  for (const name of await readdir(root)) {
     // Temporaries are written only under the lock, which we hold: any found is a killed run's. A lock moved
     // aside is left alone while the process breaking it still runs (it may have to link it back).
-    const breaker = /^\.lock\.stale-(\d+)-/.exec(name)
-    const leftover = (name.startsWith('.') && name.endsWith('.tmp')) || (breaker !== null && !isProcessAlive(Number(breaker[1])))
-    if (leftover) await unlink(path.join(root, name)).catch(() => undefined)
+    const breaker = movedAsideLock.exec(name)
+    const leftover = atomicallyWritten.some((file) => isTemporarySiblingOf(name, file)) || (breaker !== null && !isProcessAlive(Number(breaker[1])))
+    if (!leftover) continue
+    // Only files (or links, removed as links) are: a directory of such a name is nobody's temporary.
+    if ((await lstatOrNull(path.join(root, name)))?.isDirectory() !== false) continue
+    await realDirectory(dataRoot, levels.plugin(id))
+    await unlink(path.join(root, name)).catch(() => undefined)
   }
 }
 
 /**
  * Removes the staging leftovers of other plugins whose lock can be taken at once (their owner is gone):
  * each is recovered first, since a journalled install's tree waits in its staging directory. Entries of
- * `_staging` that this library never creates are removed too.
+ * `_staging` that this library never creates are left alone. A plugin whose directory is not a real one
+ * is skipped: its own operations refuse it.
  */
 async function sweepOtherLeftovers(dataRoot: string, id: string): Promise<void> {
   const owners = new Set<string>()
   for (const name of await listStaging(dataRoot)) {
     const owner = stagingOwner(name)
-    if (owner === null) await removeTree(path.join(stagingRoot(dataRoot), name))
-    else if (owner !== id) owners.add(owner)
+    if (owner !== null && owner !== id) owners.add(owner)
   }
   for (const owner of owners) {
     const paths = pluginPaths(dataRoot, owner)
     let lock
     try {
-      lock = await acquireLock(paths.lock, {timeoutMs: 0})
+      const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(owner))
+      await ensureDirectory()
+      lock = await acquireLock(paths.lock, {timeoutMs: 0, ensureDirectory})
     } catch (error) {
-      if (error instanceof LockError) continue
+      if (error instanceof LockError || (error instanceof InstallError && error.code === 'unsafe-data-root')) continue
       throw error
     }
     try {
       await recoverPlugin(dataRoot, owner)
+    } catch (error) {
+      if (!(error instanceof InstallError && error.code === 'unsafe-data-root')) throw error
     } finally {
       await lock.release()
-      await removeDirectoryIfEmpty(paths.root)
+      await removeDirectoryIfEmpty(dataRoot, levels.plugin(owner))
     }
-  }
-}
-
-/** Removes a directory that holds nothing; leaves it otherwise. */
-export async function removeDirectoryIfEmpty(dir: string): Promise<void> {
-  try {
-    await rmdir(dir)
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EBUSY', 'EPERM')) return
-    throw error
   }
 }

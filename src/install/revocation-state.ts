@@ -2,7 +2,8 @@ import {createHash} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {writeFileAtomic} from '../fs/durable.js'
-import {pluginsRoot} from './layout.js'
+import {ensureRealDirectory} from './data-root.js'
+import {levels, pluginsRoot} from './layout.js'
 import {withLock} from '../fs/lock.js'
 import {RevocationError} from '../revocation/errors.js'
 import {type RevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
@@ -47,7 +48,10 @@ export async function checkRevocationSequence(dataRoot: string, list: VerifiedRe
  * genuine list after it. The record is replaced by a temporary file and a rename.
  */
 export async function recordRevocationSequence(dataRoot: string, list: VerifiedRevocationList): Promise<void> {
-  await withLock(path.join(pluginsRoot(dataRoot), '_revocations.lock'), {}, async () => {
+  // Written into `plugins/` like everything else of the installer: only when it is a real directory.
+  const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugins)
+  await ensureDirectory()
+  await withLock(path.join(pluginsRoot(dataRoot), '_revocations.lock'), {ensureDirectory}, async () => {
     const records = await readRecords(dataRoot)
     if (judge(records, list) === 'seen') return
     records.set(list.content.rootKeyId, {sequence: list.content.sequence, sha256: digestOf(list), issuedAt: list.content.issuedAt})

@@ -90,7 +90,10 @@ export interface InstallResult {
   settings: EffectiveSettings
   /** True when nothing blocks starting the plugin on its own. */
   autoStart: boolean
-  /** The installed version's directory (the archive's root): executables are relative to it. */
+  /**
+   * The installed version's directory (the archive's root): executables are relative to it.
+   * `versions/<version>`, or `versions/<version>_<n>` after a forced reinstall (docs/data-root.md).
+   */
   directory: string
   /** The plugin's own state directory, kept across updates. */
   dataDirectory: string
@@ -114,6 +117,8 @@ export interface UninstallResult {
 export interface ActivateResult {
   id: string
   version: string
+  /** The directory of the version now active (`versions/<version>` or `versions/<version>_<n>`). */
+  directory: string
   /** The version that was active before, null when none was. */
   previousVersion: string | null
   /** The entrypoint for the host's RID, null when the version has none for it. */

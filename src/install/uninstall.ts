@@ -1,17 +1,15 @@
-import {readdir} from 'node:fs/promises'
 import path from 'node:path'
-import {readCurrentVersion, removeCurrentVersion} from './current.js'
-import {hasErrno} from '../fs/durable.js'
+import {removeCurrent} from './current.js'
+import {lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {readActivePlugins} from './installed.js'
-import {assertPluginId, pluginPaths} from './layout.js'
+import {assertPluginId, levels, pluginPaths} from './layout.js'
 import {withPluginLock, type LockOptions} from './locked.js'
-import {sortVersionsDescending} from './prune.js'
 import {dependentsOf} from './relations.js'
 import {discard} from './staging.js'
-import {installedVersionNames} from './transaction.js'
 import {forgetVersions, readTrustRecord, writeTrustRecord} from './trust-record.js'
 import type {UninstallResult} from './types.js'
+import {readInstalledVersions} from './version-directories.js'
 
 /** Options of {@link uninstall}. */
 export interface UninstallOptions extends LockOptions {
@@ -21,19 +19,27 @@ export interface UninstallOptions extends LockOptions {
   purge?: boolean
 }
 
+// What a purge removes from a plugin directory besides the versions: the names this library creates there
+// (the lock goes with the operation, temporaries with the recovery before it). Anything else stays.
+const purgedNames = ['current.json', 'trust.json', 'data', '.transaction.json']
+
 /**
- * Uninstalls every version of a plugin (DESIGN §8). Refuses (`dependency-in-use`) while another active
- * plugin hard-depends on it, unless `force`. The active version is deactivated first (`current.json`
- * removed), then `versions/` leaves by one rename. `data/` and the trust record stay unless `purge`: a
- * plugin once admitted Trusted stays so for its next install. Throws `not-installed`.
+ * Uninstalls every version of a plugin. Refuses (`dependency-in-use`) while another active plugin
+ * hard-depends on it, unless `force`. The active version is deactivated first (`current.json` removed),
+ * then each version directory leaves by one rename (and `versions/` once it is empty). `data/` and the
+ * trust record stay unless `purge`: a plugin once admitted Trusted stays so for its next install. A purge
+ * moves each of the plugin's own entries out by one rename and deletes it there: a `data` that is a
+ * symbolic link is removed as a link, and what it points to is left as it is. Only names this library
+ * creates are removed. Throws `not-installed`, `unsafe-data-root`.
  */
 export async function uninstall(dataRoot: string, id: string, options: UninstallOptions = {}): Promise<UninstallResult> {
   assertPluginId(id)
   try {
     return await withPluginLock(dataRoot, id, options, async () => {
       const paths = pluginPaths(dataRoot, id)
-      const versions = sortVersionsDescending(await installedVersionNames(paths.versions))
-      const leftovers = await pluginEntries(paths.root)
+      const installed = await readInstalledVersions(dataRoot, id)
+      const versions = [...installed.directories.keys()]
+      const leftovers = await purgeableEntries(dataRoot, id)
       if (versions.length === 0 && !(options.purge === true && leftovers.length > 0)) {
         throw new InstallError('not-installed', `${id} is not installed.`, {details: {id}})
       }
@@ -43,30 +49,28 @@ export async function uninstall(dataRoot: string, id: string, options: Uninstall
           details: {id, dependents},
         })
       }
-      const active = await readCurrentVersion(paths.current)
-      const previousVersion = active !== null && versions.includes(active) ? active : null
       // Deactivate first: from here on a host sees the plugin as not installed, whatever happens next.
-      await removeCurrentVersion(paths.current)
-      await discard(dataRoot, id, paths.versions)
+      if ((await realDirectory(dataRoot, levels.plugin(id))) !== null) await removeCurrent(paths.current)
+      for (const name of [...installed.directories.values(), ...installed.strays]) await discard(dataRoot, id, levels.versions(id), name)
+      await removeDirectoryIfEmpty(dataRoot, levels.versions(id))
       if (options.purge === true) {
-        for (const name of await pluginEntries(paths.root)) await discard(dataRoot, id, path.join(paths.root, name))
+        for (const name of await purgeableEntries(dataRoot, id)) await discard(dataRoot, id, levels.plugin(id), name)
       } else {
         const record = await readTrustRecord(paths.trust)
-        if (record !== null) await writeTrustRecord(paths.trust, forgetVersions(record, []))
+        if (record !== null && (await realDirectory(dataRoot, levels.plugin(id))) !== null) await writeTrustRecord(paths.trust, forgetVersions(record, []))
       }
-      return {id, removedVersions: versions, previousVersion, purged: options.purge === true, dependents}
+      return {id, removedVersions: versions, previousVersion: installed.active?.version ?? null, purged: options.purge === true, dependents}
     })
   } catch (error) {
     throw asInstallError(error)
   }
 }
 
-/** What a plugin directory holds besides its lock. */
-async function pluginEntries(root: string): Promise<string[]> {
-  try {
-    return (await readdir(root)).filter((name) => name !== '.lock')
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return []
-    throw error
-  }
+/** The entries of the plugin directory a purge removes that are there. */
+async function purgeableEntries(dataRoot: string, id: string): Promise<string[]> {
+  const root = await realDirectory(dataRoot, levels.plugin(id))
+  if (root === null) return []
+  const present: string[] = []
+  for (const name of purgedNames) if ((await lstatOrNull(path.join(root, name))) !== null) present.push(name)
+  return present
 }

@@ -10,14 +10,13 @@ import type {TrustStore} from '../pki/trust.js'
 import type {RevocationList} from '../revocation/list.js'
 import type {Verdict} from '../signing/result.js'
 import {checkContents, verificationContext} from '../signing/verify.js'
-import {assertVersionInstalled} from './activate.js'
-import {readCurrentVersion} from './current.js'
-import {InstallError, asInstallError} from './errors.js'
+import {asInstallError} from './errors.js'
 import {loadInstalledManifest} from './installed-manifest.js'
-import {assertPluginId, assertVersion, pluginPaths, versionDir} from './layout.js'
+import {readTransaction} from './journal.js'
+import {assertPluginId, assertVersion, pluginPaths} from './layout.js'
 import {recordRevocationSequence} from './revocation-state.js'
-import {installedVersionNames, readTransaction} from './transaction.js'
 import {isSamePublisher, publisherOfCertificate, readTrustRecord, type AdmittedVerdict, type VersionAdmission} from './trust-record.js'
+import {resolveInstalledVersion} from './version-directories.js'
 import {warning, type InstallWarning} from './warnings.js'
 
 /** One way an installed version differs from what was admitted. */
@@ -79,7 +78,8 @@ export interface VerifyInstalledOptions {
  * executable present, and its signature over the files as they are now, which must be Trusted — with a
  * trust record, and by the certificate recorded at admission or one of the same publisher under the same
  * root — or Unsigned for a version admitted unsigned. A revocation list is checked for rollback and
- * remembered, as at install. Throws `not-installed`, `version-not-installed`, and the list's refusals.
+ * remembered, as at install. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
+ * list's refusals.
  */
 export async function verifyInstalled(dataRoot: string, id: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
   assertPluginId(id)
@@ -88,9 +88,7 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     const context = verificationContext({trust: options.trust ?? {roots: []}, now: options.now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
     if (context.revocations !== null) await recordRevocationSequence(dataRoot, context.revocations)
     const paths = pluginPaths(dataRoot, id)
-    const chosen = options.version ?? (await activeVersion(paths.current, paths.versions, id))
-    const directory = versionDir(dataRoot, id, chosen)
-    await assertVersionInstalled(paths.versions, directory, id, chosen)
+    const {version: chosen, directory} = await resolveInstalledVersion(dataRoot, id, options.version)
     const record = await readTrustRecord(paths.trust)
     // A version promoted by an install that was killed before its trust record was written is admitted by
     // the journal the next operation completes.
@@ -100,7 +98,7 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     const pluginVerdict = record?.verdict === 'Trusted' || admittedVerdict === 'Trusted' ? 'Trusted' : (record?.verdict ?? admittedVerdict)
     const result: InstalledVerification = {id, version: chosen, directory, valid: false, verdict: null, certificateId: null, admittedVerdict, problems: [], warnings: []}
 
-    const loaded = await loadInstalledManifest(directory, id, chosen)
+    const loaded = await loadInstalledManifest(directory, id)
     if (loaded === null) {
       result.problems.push({code: 'manifest-missing', message: `${directory} has no manifest.json.`, path: manifestEntryName})
       return result
@@ -166,13 +164,4 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
   } catch (error) {
     throw asInstallError(error)
   }
-}
-
-/** The active version, or `not-installed` / `version-not-installed` when there is none. */
-async function activeVersion(currentFile: string, versionsDir: string, id: string): Promise<string> {
-  const current = await readCurrentVersion(currentFile)
-  if (current !== null) return current
-  const installed = await installedVersionNames(versionsDir)
-  if (installed.length === 0) throw new InstallError('not-installed', `${id} is not installed.`, {details: {id}})
-  throw new InstallError('version-not-installed', `${id} has no active version; name one.`, {details: {id, installed}})
 }

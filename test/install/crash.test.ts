@@ -1,168 +1,33 @@
 import assert from 'node:assert/strict'
 import {randomBytes} from 'node:crypto'
-import {cp, mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
-import {after, before, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 
 import {install} from '../../src/install/install.js'
-import type {InstallOptions, InstallStep} from '../../src/install/types.js'
+import type {InstallOptions} from '../../src/install/types.js'
 import {verifyInstalled} from '../../src/install/verify-installed.js'
 import {tempDir} from '../helpers/cli.js'
 import {patchDeclaredSize, snapshotTree, writeArtifact} from './helpers/artifacts.js'
-import {runChildInstall, type ChildOutcome, type ExternalKill} from './helpers/child.js'
-import type {ChildRequest} from './helpers/install-child.js'
+import {runChildInstall, type ChildOutcome} from './helpers/child.js'
 import {currentOf, installError, stagingEntries, versionsOf} from './helpers/workspace.js'
 
 const id = 'com.example.heavy'
 const MiB = 1024 * 1024
 
-/** A plugin of about 24 MiB: incompressible and compressible data, one entrypoint, many small files. */
-function heavyPayload(): Record<string, Uint8Array | string> {
-  const payload: Record<string, Uint8Array | string> = {
-    'runtimes/linux-x64/heavy': randomBytes(MiB),
-    'data/random-a.bin': randomBytes(9 * MiB),
-    'data/random-b.bin': randomBytes(6 * MiB),
-    'data/text.txt': 'All work and no play makes a plugin large.\n'.repeat((8 * MiB) / 43),
-  }
-  for (let i = 0; i < 40; i++) payload[`assets/small-${String(i).padStart(2, '0')}.txt`] = `small file ${i}\n`.repeat(50 + i)
-  return payload
-}
+// Kills at every change the installer makes to disk are in kill-points.test.ts (a sample) and
+// kill-points.exhaustive.test.ts (all of them). This file covers concurrency, leftovers and failures.
 
-/**
- * The invariants after any kill: `versions/` holds only complete versions that verify,
- * `current.json` parses and names one of them (or is absent before the first install finished).
- */
-async function assertConsistent(dataRoot: string, options: {currentMayBeAbsent: boolean}, label: string): Promise<void> {
+/** `versions/` holds only complete versions that verify, and `current.json` names one of them. */
+async function assertConsistent(dataRoot: string, label: string): Promise<void> {
   const versions = await versionsOf(dataRoot, id)
   for (const version of versions) {
-    const verification = await verifyInstalled(dataRoot, id, {version})
+    const verification = await verifyInstalled(dataRoot, id, {version, hostRid: 'linux-x64'})
     assert.equal(verification.valid, true, `${label}: ${version} does not verify: ${JSON.stringify(verification.problems)}`)
   }
-  const currentFile = path.join(dataRoot, 'plugins', id, 'current.json')
-  let text: string | null = null
-  try {
-    text = await readFile(currentFile, 'utf8')
-  } catch {
-    text = null
-  }
-  if (text === null) {
-    assert.ok(options.currentMayBeAbsent, `${label}: current.json is missing`)
-    return
-  }
-  const current = (JSON.parse(text) as {version: string}).version
-  assert.ok(versions.includes(current), `${label}: current.json names ${current}, versions are ${versions.join(', ')}`)
+  const current = await currentOf(dataRoot, id)
+  assert.ok(current !== null && versions.includes(current), `${label}: current.json names ${current}, versions are ${versions.join(', ')}`)
 }
-
-/** After a successful retry: the target is active and verifies, and nothing of the killed run is left. */
-async function assertSettled(dataRoot: string, version: string, expectedVersions: string[], label: string): Promise<void> {
-  assert.equal(await currentOf(dataRoot, id), version, label)
-  assert.deepEqual(await versionsOf(dataRoot, id), expectedVersions, label)
-  const verification = await verifyInstalled(dataRoot, id, {version})
-  assert.equal(verification.valid, true, `${label}: ${JSON.stringify(verification.problems)}`)
-  assert.deepEqual(await stagingEntries(dataRoot), [], `${label}: _staging not emptied`)
-  assert.deepEqual((await readdir(path.join(dataRoot, 'plugins', id))).sort(), ['current.json', 'data', 'trust.json', 'versions'], `${label}: leftovers in the plugin directory`)
-}
-
-// The steps at and after `committed` are past the commit point: the next operation finishes the install.
-const steps: Array<{step: InstallStep; occurrence?: number; committed: boolean}> = [
-  {step: 'judged', committed: false},
-  {step: 'locked', committed: false},
-  {step: 'extracting', occurrence: 1, committed: false},
-  {step: 'extracting', occurrence: 25, committed: false},
-  {step: 'extracted', committed: false},
-  {step: 'verified', committed: false},
-  {step: 'committed', committed: true},
-  {step: 'promoted', committed: true},
-  {step: 'recorded', committed: true},
-  {step: 'activated', committed: true},
-  {step: 'pruned', committed: true},
-]
-
-// Inside the entries: 9 MiB is in the middle of the first large file, 18 MiB in the middle of another.
-const byteKills = [1, 5, 9, 14, 18, 22].map((mib) => mib * MiB)
-
-describe('an install killed with SIGKILL', {concurrency: false}, () => {
-  let work: {dir: string; cleanup: () => Promise<void>}
-  let v1: string
-  let v2: string
-  /** A data root with 0.9.0 and 1.0.0 installed, 1.0.0 active: every update case starts from a copy. */
-  let updateTemplate: string
-
-  const options = (dataRoot: string): ChildRequest['options'] => ({dataRoot, hostRid: 'linux-x64', allowUnsigned: true})
-  const fresh = (name: string): string => path.join(work.dir, 'roots', name)
-  const fromTemplate = async (name: string): Promise<string> => {
-    const dataRoot = path.join(work.dir, 'roots', name)
-    await cp(updateTemplate, dataRoot, {recursive: true})
-    return dataRoot
-  }
-
-  /** Kills an install of `artifact`, checks the invariants, retries and checks the final state. */
-  async function killAndRetry(
-    label: string,
-    dataRoot: string,
-    artifact: string,
-    target: string,
-    expectedVersions: string[],
-    firstInstall: boolean,
-    kill: {step?: (typeof steps)[number]; afterBytes?: number; external?: ExternalKill},
-  ): Promise<ChildOutcome> {
-    const request: ChildRequest = {artifact, options: options(dataRoot)}
-    if (kill.step !== undefined) request.killAt = {step: kill.step.step, occurrence: kill.step.occurrence ?? 1}
-    if (kill.afterBytes !== undefined) request.killAt = {afterBytes: kill.afterBytes}
-    const outcome = await runChildInstall(request, kill.external)
-    // A kill from inside is certain; one from outside lands wherever the child happens to be.
-    if (kill.external === undefined) assert.equal(outcome.signal, 'SIGKILL', `${label}: the child was not killed (${outcome.stderr})`)
-    await assertConsistent(dataRoot, {currentMayBeAbsent: firstInstall}, label)
-    try {
-      await install(artifact, {...options(dataRoot)} as InstallOptions)
-    } catch (error) {
-      // Killed past its commit point (or not killed at all): the install is complete, and says so.
-      installError('already-installed')(error)
-      if (kill.external === undefined) assert.ok(kill.step?.committed === true, `${label}: a kill before the commit point must not leave the version installed`)
-    }
-    await assertSettled(dataRoot, target, expectedVersions, label)
-    return outcome
-  }
-
-  before(async () => {
-    work = await tempDir('svc-plugin-crash-')
-    v1 = await writeArtifact(path.join(work.dir, 'v1.svcPlugin'), {id, version: '1.0.0', payload: heavyPayload()})
-    v2 = await writeArtifact(path.join(work.dir, 'v2.svcPlugin'), {id, version: '2.0.0', payload: heavyPayload()})
-    const v09 = await writeArtifact(path.join(work.dir, 'v09.svcPlugin'), {id, version: '0.9.0'})
-    updateTemplate = path.join(work.dir, 'template')
-    await install(v09, {...options(updateTemplate)} as InstallOptions)
-    await install(v1, {...options(updateTemplate)} as InstallOptions)
-  })
-
-  after(async () => {
-    await work.cleanup()
-  })
-
-  for (const kill of steps) {
-    const name = `${kill.step}${kill.occurrence === undefined ? '' : `-${kill.occurrence}`}`
-    it(`leaves a first install whole when killed at ${name}, and a retry completes it`, async () => {
-      await killAndRetry(`first install, ${name}`, fresh(`first-${name}`), v1, '1.0.0', ['1.0.0'], true, {step: kill})
-    })
-    it(`leaves an update whole when killed at ${name}, and a retry completes it`, async () => {
-      await killAndRetry(`update, ${name}`, await fromTemplate(`update-${name}`), v2, '2.0.0', ['1.0.0', '2.0.0'], false, {step: kill})
-    })
-  }
-
-  for (const bytes of byteKills) {
-    it(`leaves a first install whole when killed with ${bytes / MiB} MiB extracted`, async () => {
-      await killAndRetry(`first install, ${bytes} bytes`, fresh(`first-bytes-${bytes}`), v1, '1.0.0', ['1.0.0'], true, {afterBytes: bytes})
-    })
-    it(`leaves an update whole when killed with ${bytes / MiB} MiB extracted`, async () => {
-      await killAndRetry(`update, ${bytes} bytes`, await fromTemplate(`update-bytes-${bytes}`), v2, '2.0.0', ['1.0.0', '2.0.0'], false, {afterBytes: bytes})
-    })
-  }
-
-  for (const delay of [200, 400, 700, 1000]) {
-    it(`keeps the invariants for a kill ${delay} ms after the update started, whatever it reached`, async () => {
-      await killAndRetry(`update, ${delay} ms`, await fromTemplate(`update-delay-${delay}`), v2, '2.0.0', ['1.0.0', '2.0.0'], false, {external: {afterMs: delay}})
-    })
-  }
-})
 
 describe('concurrent installs', () => {
   const small = (root: string, version: string, plugin = id) => writeArtifact(path.join(root, `${plugin}-${version}.svcPlugin`), {id: plugin, version})
@@ -177,7 +42,7 @@ describe('concurrent installs', () => {
       const versions = await versionsOf(dataRoot, id)
       // Each install keeps the version it activated and the one before it.
       assert.equal(versions.length, 2, versions.join(', '))
-      await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'four processes')
+      await assertConsistent(dataRoot, 'four processes')
       assert.deepEqual(await stagingEntries(dataRoot), [])
       assert.deepEqual((await readdir(path.join(dataRoot, 'plugins', id))).sort(), ['current.json', 'data', 'trust.json', 'versions'])
     } finally {
@@ -193,7 +58,7 @@ describe('concurrent installs', () => {
       const outcomes = await Promise.all([1, 2, 3].map(() => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
       const replies = outcomes.map((outcome) => (outcome.reply?.ok === true ? 'installed' : outcome.reply?.code)).sort()
       assert.deepEqual(replies, ['already-installed', 'already-installed', 'installed'], describeOutcomes(outcomes))
-      await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'three processes')
+      await assertConsistent(dataRoot, 'three processes')
     } finally {
       await cleanup()
     }
@@ -226,7 +91,7 @@ describe('concurrent installs', () => {
       assert.deepEqual(results.map((result) => result.activated), [true, true, true])
       // Exactly one install saw no previous version: they ran one after another.
       assert.equal(results.filter((result) => result.previousVersion === null).length, 1)
-      await assertConsistent(dataRoot, {currentMayBeAbsent: false}, 'one process')
+      await assertConsistent(dataRoot, 'one process')
     } finally {
       await cleanup()
     }
@@ -333,14 +198,14 @@ describe('a failure during extraction', () => {
     }
   })
 
-  it('where versions/ cannot be written is refused with io-error, undone, and leaves the old state', async () => {
+  it('where versions/ is a file is refused with unsafe-data-root and leaves the old state', async () => {
     const {dir, cleanup} = await tempDir()
     try {
       const dataRoot = path.join(dir, 'data')
       await writeArtifact(path.join(dir, 'v1.svcPlugin'), {id, version: '1.0.0'})
       await writeFile(path.join(await ensurePluginDir(dataRoot), 'versions'), 'not a directory')
       const before = await snapshotTree(dataRoot, {exclude: outsideStaging})
-      await assert.rejects(install(path.join(dir, 'v1.svcPlugin'), options(dataRoot)), installError('io-error'))
+      await assert.rejects(install(path.join(dir, 'v1.svcPlugin'), options(dataRoot)), installError('unsafe-data-root', {found: 'file'}))
       assert.deepEqual([...(await snapshotTree(dataRoot, {exclude: outsideStaging}))], [...before])
       assert.deepEqual(await stagingEntries(dataRoot), [])
     } finally {

@@ -26,6 +26,7 @@ describe('activate', () => {
       assert.deepEqual(result, {
         id: 'com.example.alpha',
         version: '1.0.0',
+        directory: path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0'),
         previousVersion: '2.0.0',
         entrypoint: {rid: 'linux-x64', executable: 'runtimes/linux-x64/alpha', arguments: ['--serve'], runtime: {kind: 'SelfContained'}},
       })

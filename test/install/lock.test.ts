@@ -6,6 +6,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {LockError, acquireLock, withLock} from '../../src/fs/lock.js'
+import {setMutationHook} from '../../src/fs/mutations.js'
 import {tempDir} from '../helpers/cli.js'
 
 /** The pid of a process that has exited: spawned, awaited. */
@@ -119,6 +120,42 @@ describe('the per-plugin lock', () => {
       await lock.release()
       assert.deepEqual(await readdir(path.join(dir, 'a', 'b')), [])
     } finally {
+      await cleanup()
+    }
+  })
+
+  it('removes the temporary a process killed while taking it left, and keeps one of a live waiter', async () => {
+    const {dir, cleanup} = await tempDir()
+    try {
+      const file = path.join(dir, '.lock')
+      const abandoned = `..lock.${await deadPid()}.0123456789ab.tmp`
+      const waiting = `..lock.${process.ppid}.0123456789ab.tmp`
+      await writeFile(path.join(dir, abandoned), 'killed before linking')
+      await writeFile(path.join(dir, waiting), 'still waiting')
+      const lock = await acquireLock(file, {timeoutMs: 0})
+      assert.deepEqual((await readdir(dir)).sort(), [waiting, '.lock'].sort())
+      await lock.release()
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it('falls back to an exclusive create on a file system without hard links', async () => {
+    const {dir, cleanup} = await tempDir()
+    // FAT and some network shares refuse link(2) with EPERM: simulated by failing every link.
+    setMutationHook((mutation) => {
+      if (mutation.kind === 'link') throw Object.assign(new Error('EPERM: operation not permitted, link'), {code: 'EPERM', syscall: 'link'})
+    })
+    try {
+      const file = path.join(dir, '.lock')
+      const lock = await acquireLock(file, {timeoutMs: 0})
+      assert.equal((JSON.parse(await readFile(file, 'utf8')) as {pid: number}).pid, process.pid)
+      assert.deepEqual(await readdir(dir), ['.lock'])
+      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof LockError && error.code === 'lock-timeout')
+      await lock.release()
+      assert.deepEqual(await readdir(dir), [])
+    } finally {
+      setMutationHook(null)
       await cleanup()
     }
   })

@@ -4,6 +4,14 @@ import {fileURLToPath} from 'node:url'
 
 import type {ChildRequest} from './install-child.js'
 
+/** How a child process ended, and what it printed. */
+export interface ChildRun {
+  status: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
 /** How a child install ended. */
 export interface ChildOutcome {
   status: number | null
@@ -13,36 +21,34 @@ export interface ChildOutcome {
   stderr: string
 }
 
-/** When the parent kills the child from outside: a while after it started, whatever it reached then. */
-export type ExternalKill = {afterMs: number}
-
-// Tests run from dist/ as .js, or from source through tsx; the child runs the same way.
+// Tests run from dist/ as .js, or from source through tsx; the children run the same way.
 const here = fileURLToPath(import.meta.url)
 const extension = path.extname(here)
-const childScript = path.join(path.dirname(here), `install-child${extension}`)
-const childArgs = extension === '.ts' ? ['--import', 'tsx', childScript] : [childScript]
 
-/** Runs one install in a child process, optionally killing it (SIGKILL) from outside. */
-export function runChildInstall(request: ChildRequest, kill?: ExternalKill): Promise<ChildOutcome> {
+/** Runs the helper script `name` (beside this file) as a child process with `request` as its one argument. */
+export function runChildScript(name: string, request: unknown): Promise<ChildRun> {
+  const script = path.join(path.dirname(here), `${name}${extension}`)
+  const args = extension === '.ts' ? ['--import', 'tsx', script] : [script]
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...childArgs, JSON.stringify(request)], {stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [...args, JSON.stringify(request)], {stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
-    let exited = false
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     child.on('error', reject)
-    child.on('close', (status, signal) => {
-      exited = true
-      const line = stdout.trim().split('\n').pop() ?? ''
-      let reply: ChildOutcome['reply'] = null
-      try {
-        reply = line === '' ? null : (JSON.parse(line) as ChildOutcome['reply'])
-      } catch {
-        reply = null
-      }
-      resolve({status, signal, reply, stderr})
-    })
-    if (kill !== undefined) setTimeout(() => !exited && child.kill('SIGKILL'), kill.afterMs)
+    child.on('close', (status, signal) => resolve({status, signal, stdout, stderr}))
   })
+}
+
+/** Runs one install in a child process (install-child.ts). */
+export async function runChildInstall(request: ChildRequest): Promise<ChildOutcome> {
+  const {status, signal, stdout, stderr} = await runChildScript('install-child', request)
+  const line = stdout.trim().split('\n').pop() ?? ''
+  let reply: ChildOutcome['reply'] = null
+  try {
+    reply = line === '' ? null : (JSON.parse(line) as ChildOutcome['reply'])
+  } catch {
+    reply = null
+  }
+  return {status, signal, reply, stderr}
 }

@@ -1,8 +1,8 @@
 /**
- * A process that runs one `install` and can kill itself (SIGKILL) at an exact step: the crash tests' child.
- * Everything comes from argv (one JSON object), nothing from the environment:
- *   {"artifact": "...", "options": {...InstallOptions, "now"?: ISO string}, "killAt"?: {"step": "promoted", "occurrence"?: 1} | {"afterBytes": N}}
- * `afterBytes` kills at the first progress report with at least N bytes extracted (in the middle of an entry).
+ * A process that runs one `install` and can kill itself (SIGKILL) at a progress step: the concurrency and
+ * leftover tests' child (kills at each change to disk are kill-point-child.ts's). Everything comes from
+ * argv (one JSON object), nothing from the environment:
+ *   {"artifact": "...", "options": {...InstallOptions, "now"?: ISO string}, "killAt"?: {"step": "promoted", "occurrence"?: 1}}
  * Prints `{"ok": true, "result": …}` or `{"ok": false, "code": …}` on stdout.
  */
 import {install} from '../../../src/install/install.js'
@@ -13,7 +13,7 @@ import {isSvcPluginError} from '../../../src/errors.js'
 export interface ChildRequest {
   artifact: string
   options: Omit<InstallOptions, 'now' | 'onProgress'> & {now?: string}
-  killAt?: {step: InstallStep; occurrence?: number} | {afterBytes: number}
+  killAt?: {step: InstallStep; occurrence?: number}
 }
 
 const request = JSON.parse(process.argv[2] ?? '{}') as ChildRequest
@@ -24,14 +24,9 @@ try {
   const result = await install(request.artifact, {
     ...options,
     ...(now === undefined ? {} : {now: new Date(now)}),
-    onProgress: ({step, bytesDone}) => {
+    onProgress: ({step}) => {
       const killAt = request.killAt
-      if (killAt === undefined) return
-      if ('afterBytes' in killAt) {
-        if (step === 'extracting' && bytesDone >= killAt.afterBytes) process.kill(process.pid, 'SIGKILL')
-        return
-      }
-      if (step !== killAt.step) return
+      if (killAt === undefined || step !== killAt.step) return
       seen += 1
       if (seen === (killAt.occurrence ?? 1)) process.kill(process.pid, 'SIGKILL')
     },

@@ -1,0 +1,99 @@
+import type {Stats} from 'node:fs'
+import {lstat} from 'node:fs/promises'
+import path from 'node:path'
+import {hasErrno} from '../fs/durable.js'
+import {mkdir, rmdir} from '../fs/mutations.js'
+import {InstallError} from './errors.js'
+
+/** What stands where a real directory belongs. */
+export type UnsafeEntryKind = 'symbolic-link' | 'file' | 'other'
+
+/**
+ * The path `<dataRoot>/<segments…>` after checking, level by level with lstat, that every level below the
+ * data root is a real directory: a symbolic link (or a Windows junction) is never followed, a file is
+ * never taken for a directory. Threat: a link planted at `plugins/_staging` (or `versions`, …) would
+ * otherwise make the installer write, rename and delete inside whatever it points to.
+ *
+ * A missing level is created when `create` is set; otherwise the result is null. Callers check right
+ * before they change anything inside the directory, so that a level replaced by a link since an earlier
+ * check is caught too. Node has no directory-relative calls (openat, renameat), so a link swapped in
+ * between this check and the change that follows it is not ruled out; the installer limits what such a
+ * race could reach by removing only names it creates itself (docs/data-root.md).
+ *
+ * The data root itself is the host's choice and may be reached through a link. Throws `unsafe-data-root`.
+ */
+export async function realDirectory(dataRoot: string, segments: readonly string[], options: {create?: boolean} = {}): Promise<string | null> {
+  const root = path.resolve(dataRoot)
+  let dir = root
+  for (const segment of segments) {
+    const parent = dir
+    dir = path.join(dir, segment)
+    let info = await lstatOrNull(dir)
+    if (info === null) {
+      if (options.create !== true) return null
+      await createLevel(root, parent, dir)
+      info = await lstat(dir)
+    }
+    if (!info.isDirectory()) throw unsafeDataRoot(dir, info)
+  }
+  return dir
+}
+
+/**
+ * Removes the directory `<dataRoot>/<segments…>` when it is empty and a real directory; leaves it
+ * otherwise (something in it, a link, gone already). Never throws for those: it runs in clean-up paths.
+ */
+export async function removeDirectoryIfEmpty(dataRoot: string, segments: readonly string[]): Promise<void> {
+  try {
+    const dir = await realDirectory(dataRoot, segments)
+    if (dir !== null) await rmdir(dir)
+  } catch (error) {
+    if (error instanceof InstallError || hasErrno(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EBUSY', 'EPERM')) return
+    throw error
+  }
+}
+
+/** {@link realDirectory} that must exist or be created: never null. */
+export async function ensureRealDirectory(dataRoot: string, segments: readonly string[]): Promise<string> {
+  return (await realDirectory(dataRoot, segments, {create: true})) as string
+}
+
+/** The `unsafe-data-root` refusal for `target`, which is not a real directory. */
+function unsafeDataRoot(target: string, info: Stats): InstallError {
+  const found = kindOf(info)
+  return new InstallError('unsafe-data-root', `${target} is ${descriptions[found]}, not a directory; the installer does not work through it. Move it away and retry.`, {
+    details: {path: target, found},
+  })
+}
+
+/** lstat, or null when nothing is there (a parent that is a file counts as nothing there). */
+export async function lstatOrNull(target: string): Promise<Stats | null> {
+  try {
+    return await lstat(target)
+  } catch (error) {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  }
+}
+
+const descriptions: Record<UnsafeEntryKind, string> = {'symbolic-link': 'a symbolic link', file: 'a file', other: 'neither a file nor a directory'}
+
+function kindOf(info: Stats): UnsafeEntryKind {
+  if (info.isSymbolicLink()) return 'symbolic-link'
+  if (info.isFile()) return 'file'
+  return 'other'
+}
+
+/** Creates one level (the data root itself too, when the first level's parent is missing). */
+async function createLevel(root: string, parent: string, dir: string): Promise<void> {
+  try {
+    await mkdir(dir)
+  } catch (error) {
+    if (hasErrno(error, 'EEXIST')) return
+    if (!(hasErrno(error, 'ENOENT') && parent === root)) throw error
+    await mkdir(root, {recursive: true})
+    await mkdir(dir).catch((again: unknown) => {
+      if (!hasErrno(again, 'EEXIST')) throw again
+    })
+  }
+}
