@@ -61,7 +61,7 @@ function unsafe(entry: string, reason: string, message: string): InstallError {
 }
 
 /**
- * The file an entry becomes under `root`: the name must pass the entry-path policy (DESIGN §5.1) again,
+ * The file an entry becomes under `root`: the name must pass the entry-path policy again,
  * is joined segment by segment, and must still resolve strictly inside `root`.
  */
 export function entryDestination(root: string, name: string): string {
@@ -76,7 +76,7 @@ export function entryDestination(root: string, name: string): string {
 }
 
 /**
- * Extracts every entry of `archive` into the new directory `root` (DESIGN §8): each through the archive's
+ * Extracts every entry of `archive` into the new directory `root`: each through the archive's
  * verified stream (CRC, sizes and caps enforced while inflating) into a file created exclusively with mode
  * 0644 (0755 for `executables`), hashed as it is written, flushed; then every directory is flushed. Returns each entry's real size
  * and SHA-256. Any failure throws and leaves only what is under `root`.

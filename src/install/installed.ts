@@ -8,6 +8,7 @@ import {InstallError} from './errors.js'
 import {levels, pluginPaths, versionPath} from './layout.js'
 import {readTrustRecord, type AdmittedVerdict} from './trust-record.js'
 import {readInstalledVersions, type InstalledVersions} from './version-directories.js'
+import {maxManifestBytes} from '../model/manifest-size.js'
 
 /** One installed plugin as `listInstalled` reports it. */
 export interface InstalledPlugin {
@@ -36,9 +37,6 @@ export interface ActivePlugin {
   activeVersion: string
   manifest: Manifest | null
 }
-
-// The manifest size cap of DESIGN §5.2: an installed manifest passed it when it was installed.
-const maxManifestBytes = 8 * 1024 * 1024
 
 /**
  * Ids of every directory under `plugins/` that is a plugin id (names starting with `_` never are; a link

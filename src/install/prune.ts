@@ -6,7 +6,7 @@ export function sortVersionsDescending(versions: readonly string[]): string[] {
 }
 
 /**
- * The versions pruning removes (DESIGN §8): everything except those in `keep` (the active one, the previous
+ * The versions pruning removes: everything except those in `keep` (the active one, the previous
  * one, the one just installed) and the `retain` newest of the rest.
  */
 export function selectPrunable(installed: readonly string[], keep: ReadonlyArray<string | null>, retain: number): string[] {
