@@ -47,7 +47,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     'expect-sha256': Flags.string({description: 'Refuse (artifact-digest-mismatch) unless the artifact file has this SHA-256, as the store published it.', helpValue: '<hex>'}),
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
-    retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 0, min: 0}),
+    retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 1, min: 0}),
   }
 
   async run(): Promise<void> {

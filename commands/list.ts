@@ -22,7 +22,8 @@ Exit status: 0, 2 usage error.`
       return
     }
     for (const plugin of plugins) {
-      this.out(`${plugin.id} ${plugin.activeVersion ?? '-'} [${plugin.versions.join(', ')}] ${plugin.verdict ?? 'unknown'}${plugin.pending ? ' (install pending)' : ''}`)
+      const mismatched = plugin.mismatchedVersions.length === 0 ? '' : ` (manifest disagrees with its directory: ${plugin.mismatchedVersions.join(', ')})`
+      this.out(`${plugin.id} ${plugin.activeVersion ?? '-'} [${plugin.versions.join(', ')}] ${plugin.verdict ?? 'unknown'}${plugin.pending ? ' (install pending)' : ''}${mismatched}`)
     }
     this.note(`${plugins.length} plugin(s) installed.`)
   }

@@ -183,7 +183,7 @@ function resolveSettings(options: InstallOptions): InstallSettings {
       details: {argument: 'protocol', value: protocol},
     })
   }
-  const retain = options.retain ?? 0
+  const retain = options.retain ?? 1
   if (!Number.isSafeInteger(retain) || retain < 0) {
     throw new InstallError('invalid-argument', `retain must be a whole number of versions, not ${retain}.`, {details: {argument: 'retain', value: retain}})
   }

@@ -29,6 +29,11 @@ export interface InstalledPlugin {
   dataDirectory: string
   /** True while an install of this plugin is between its commit point and its end (finished by the next operation). */
   pending: boolean
+  /**
+   * Installed versions whose manifest does not name this plugin and this version (or cannot be read): a host
+   * refuses to launch them, and `verifyInstalled` says why.
+   */
+  mismatchedVersions: string[]
 }
 
 /** What relation checks need of an installed plugin: its active version and that version's manifest. */
@@ -71,6 +76,11 @@ export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]
     const directory = installed.active === null ? null : versionPath(dataRoot, id, installed.active.directory)
     const record = await readTrustRecord(paths.trust)
     const manifest = directory === null ? null : await readManifestLoosely(directory)
+    const mismatchedVersions: string[] = []
+    for (const [version, name] of installed.directories) {
+      const declared = await readManifestLoosely(versionPath(dataRoot, id, name))
+      if (declared?.id !== id || declared.version !== version) mismatchedVersions.push(version)
+    }
     plugins.push({
       id,
       name: typeof manifest?.name === 'string' ? manifest.name : null,
@@ -81,6 +91,7 @@ export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]
       directory,
       dataDirectory: paths.data,
       pending,
+      mismatchedVersions,
     })
   }
   return plugins

@@ -49,7 +49,7 @@ export interface InstallOptions extends LockOptions {
   force?: boolean
   /** Make the new version the active one (default true). */
   activate?: boolean
-  /** Inactive versions kept beyond the active and the previous one (default 0). */
+  /** Inactive versions kept beyond the active and the previous one (default 1). */
   retain?: number
   /** Archive limits; each unset field keeps its default. */
   limits?: Partial<ArchiveLimits>

@@ -37,7 +37,7 @@ describe('concurrent installs', () => {
     try {
       const dataRoot = path.join(dir, 'data')
       const artifacts = await Promise.all(['1.0.0', '2.0.0', '3.0.0', '4.0.0'].map((version) => small(dir, version)))
-      const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
+      const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true, retain: 0}})))
       assert.deepEqual(outcomes.map((outcome) => [outcome.status, outcome.reply?.ok]), [[0, true], [0, true], [0, true], [0, true]], describeOutcomes(outcomes))
       const versions = await versionsOf(dataRoot, id)
       // Each install keeps the version it activated and the one before it.
@@ -55,7 +55,7 @@ describe('concurrent installs', () => {
     try {
       const dataRoot = path.join(dir, 'data')
       const artifact = await small(dir, '1.0.0')
-      const outcomes = await Promise.all([1, 2, 3].map(() => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
+      const outcomes = await Promise.all([1, 2, 3].map(() => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true, retain: 0}})))
       const replies = outcomes.map((outcome) => (outcome.reply?.ok === true ? 'installed' : outcome.reply?.code)).sort()
       assert.deepEqual(replies, ['already-installed', 'already-installed', 'installed'], describeOutcomes(outcomes))
       await assertConsistent(dataRoot, 'three processes')
@@ -70,7 +70,7 @@ describe('concurrent installs', () => {
       const dataRoot = path.join(dir, 'data')
       const ids = ['com.example.one', 'com.example.two', 'com.example.three', 'com.example.four']
       const artifacts = await Promise.all(ids.map((plugin) => small(dir, '1.0.0', plugin)))
-      const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}})))
+      const outcomes = await Promise.all(artifacts.map((artifact) => runChildInstall({artifact, options: {dataRoot, hostRid: 'linux-x64', allowUnsigned: true, retain: 0}})))
       assert.deepEqual(outcomes.map((outcome) => outcome.status), [0, 0, 0, 0], describeOutcomes(outcomes))
       for (const plugin of ids) {
         assert.equal(JSON.parse(await readFile(path.join(dataRoot, 'plugins', plugin, 'current.json'), 'utf8')).version, '1.0.0')

@@ -88,3 +88,27 @@ describe('smaller value rules', () => {
     assert.deepEqual(deriveLanguages(files), ['de', 'en', 'zh-Hant-TW'])
   })
 })
+
+describe('listInstalled and pruning', () => {
+  it('marks an installed version whose manifest disagrees with its directory', async () => {
+    await inWorkspace(async (ws) => {
+      const {listInstalled} = await import('../../src/install/installed.js')
+      const {writeFile} = await import('node:fs/promises')
+      const path = (await import('node:path')).default
+      await install(await ws.artifact('v1'), unsigned(ws.dataRoot))
+      assert.deepEqual((await listInstalled(ws.dataRoot)).map((plugin) => plugin.mismatchedVersions), [[]])
+      const manifestFile = path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'versions', '1.0.0', 'manifest.json')
+      const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>
+      await writeFile(manifestFile, JSON.stringify({...manifest, version: '9.9.9'}))
+      assert.deepEqual((await listInstalled(ws.dataRoot)).map((plugin) => plugin.mismatchedVersions), [['1.0.0']])
+    })
+  })
+
+  it('keeps the active version, the previous one and one more by default', async () => {
+    await inWorkspace(async (ws) => {
+      for (const version of ['1.0.0', '1.1.0', '1.2.0', '1.3.0']) await install(await ws.artifact(version, {version}), unsigned(ws.dataRoot))
+      const versions = (await readdir(`${ws.dataRoot}/plugins/com.example.alpha/versions`)).sort()
+      assert.deepEqual(versions, ['1.1.0', '1.2.0', '1.3.0'])
+    })
+  })
+})

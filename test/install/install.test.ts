@@ -477,7 +477,7 @@ describe('updates and pruning', () => {
 
   it('prunes beyond the active and the previous with retain 0, and forgets their trust admissions', async () => {
     await inWorkspace(async (ws) => {
-      for (const version of ['1.0.0', '2.0.0', '3.0.0']) await install(await ws.artifact(version, {version}), unsigned(ws))
+      for (const version of ['1.0.0', '2.0.0', '3.0.0']) await install(await ws.artifact(version, {version}), unsigned(ws, {retain: 0}))
       assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['2.0.0', '3.0.0'])
       const record = JSON.parse(await readFile(path.join(ws.plugin('com.example.alpha'), 'trust.json'), 'utf8')) as {versions: Record<string, unknown>}
       assert.deepEqual(Object.keys(record.versions).sort(), ['2.0.0', '3.0.0'])
@@ -494,9 +494,9 @@ describe('updates and pruning', () => {
 
   it('keeps the active version when installing without activation', async () => {
     await inWorkspace(async (ws) => {
-      await install(await ws.artifact('v1', {version: '1.0.0'}), unsigned(ws))
-      await install(await ws.artifact('v2', {version: '2.0.0'}), unsigned(ws, {activate: false}))
-      await install(await ws.artifact('v3', {version: '3.0.0'}), unsigned(ws, {activate: false}))
+      await install(await ws.artifact('v1', {version: '1.0.0'}), unsigned(ws, {retain: 0}))
+      await install(await ws.artifact('v2', {version: '2.0.0'}), unsigned(ws, {activate: false, retain: 0}))
+      await install(await ws.artifact('v3', {version: '3.0.0'}), unsigned(ws, {activate: false, retain: 0}))
       assert.equal(await currentOf(ws.dataRoot, 'com.example.alpha'), '1.0.0')
       assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0', '3.0.0'])
     })

@@ -139,7 +139,7 @@ export async function prepareScenarios(work: string): Promise<Scenario[]> {
 }
 
 function options(dataRoot: string): Omit<InstallOptions, 'now' | 'onProgress'> {
-  return {dataRoot, hostRid: 'linux-x64', allowUnsigned: true}
+  return {dataRoot, hostRid: 'linux-x64', allowUnsigned: true, retain: 0}
 }
 
 /** Runs the scenario once from a copy of its template at `dataRoot`, recording every mutation. */
