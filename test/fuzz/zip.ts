@@ -1,0 +1,344 @@
+/**
+ * A lenient ZIP model for the fuzzer: it splits an archive into its records without judging them, so that
+ * a mutant can change one field, add a record or a comment, and be written back with every offset and
+ * length consistent again (a lie that is consistent gets past the cheap checks and reaches the deep ones).
+ * It also counts the bytes of an archive that no signature covers (see {@link freeFormBytes}).
+ */
+import zlib from 'node:zlib'
+
+/** Local-header fields (APPNOTE 4.3.7), as numbers; the name and extra field are kept as bytes. */
+export interface LocalHeader {
+  signature: number
+  version: number
+  flags: number
+  method: number
+  time: number
+  date: number
+  crc: number
+  compressedSize: number
+  uncompressedSize: number
+  name: Buffer
+  extra: Buffer
+}
+
+/** Central-record fields (APPNOTE 4.3.12). */
+export interface CentralHeader {
+  signature: number
+  madeBy: number
+  version: number
+  flags: number
+  method: number
+  time: number
+  date: number
+  crc: number
+  compressedSize: number
+  uncompressedSize: number
+  name: Buffer
+  extra: Buffer
+  comment: Buffer
+  diskStart: number
+  internal: number
+  external: number
+}
+
+/** One entry: its local header, the bytes after it up to the next record, and its central record. */
+export interface ZipEntry {
+  local: LocalHeader
+  /** Everything between the local header and the next local header (or the central directory). */
+  data: Buffer
+  central: CentralHeader
+}
+
+/** End-of-central-directory fields that are not derived from the entries. */
+export interface EndFields {
+  disk: number
+  centralDisk: number
+  comment: Buffer
+  /** Forced counts and sizes (a lie); derived from the entries when absent. */
+  entriesOnDisk?: number
+  entries?: number
+}
+
+/** An archive as the fuzzer edits it. */
+export interface ZipModel {
+  /** Bytes before the first local header. */
+  prefix: Buffer
+  /** Entries in local (file) order. */
+  entries: ZipEntry[]
+  /** The order of the central records, as indexes into `entries`. */
+  centralOrder: number[]
+  /** Bytes between the last entry's data and the central directory are part of that entry's `data`; these sit between the directory and the end record. */
+  beforeEnd: Buffer
+  end: EndFields
+}
+
+export const localSignature = 0x04034b50
+export const centralSignature = 0x02014b50
+export const endSignature = 0x06054b50
+export const flagDataDescriptor = 0x0008
+
+/**
+ * Splits `bytes` into a model, or returns null when they are not laid out as local records, then the
+ * central directory, then one end record without a comment that overruns the file. Field values are not
+ * judged: a model of a lying archive tells the same lies.
+ */
+export function parseZip(bytes: Buffer): ZipModel | null {
+  const endAt = findEndRecord(bytes)
+  if (endAt === null) return null
+  const count = bytes.readUInt16LE(endAt + 10)
+  const directorySize = bytes.readUInt32LE(endAt + 12)
+  const directoryAt = bytes.readUInt32LE(endAt + 16)
+  const commentLength = bytes.readUInt16LE(endAt + 20)
+  if (directoryAt + directorySize > endAt) return null
+  const centrals: Array<{header: CentralHeader; offset: number}> = []
+  let at = directoryAt
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > endAt || bytes.readUInt32LE(at) !== centralSignature) return null
+    const nameLength = bytes.readUInt16LE(at + 28)
+    const extraLength = bytes.readUInt16LE(at + 30)
+    const commentLength = bytes.readUInt16LE(at + 32)
+    const next = at + 46 + nameLength + extraLength + commentLength
+    if (next > endAt) return null
+    const nameAt = at + 46
+    centrals.push({
+      offset: bytes.readUInt32LE(at + 42),
+      header: {
+        signature: centralSignature,
+        madeBy: bytes.readUInt16LE(at + 4),
+        version: bytes.readUInt16LE(at + 6),
+        flags: bytes.readUInt16LE(at + 8),
+        method: bytes.readUInt16LE(at + 10),
+        time: bytes.readUInt16LE(at + 12),
+        date: bytes.readUInt16LE(at + 14),
+        crc: bytes.readUInt32LE(at + 16),
+        compressedSize: bytes.readUInt32LE(at + 20),
+        uncompressedSize: bytes.readUInt32LE(at + 24),
+        diskStart: bytes.readUInt16LE(at + 34),
+        internal: bytes.readUInt16LE(at + 36),
+        external: bytes.readUInt32LE(at + 38),
+        name: Buffer.from(bytes.subarray(nameAt, nameAt + nameLength)),
+        extra: Buffer.from(bytes.subarray(nameAt + nameLength, nameAt + nameLength + extraLength)),
+        comment: Buffer.from(bytes.subarray(nameAt + nameLength + extraLength, next)),
+      },
+    })
+    at = next
+  }
+  // Local records in file order; each must start where a central record points, and they may not overlap.
+  const byOffset = centrals.map((central, index) => ({...central, index})).sort((a, b) => a.offset - b.offset)
+  if (new Set(byOffset.map((item) => item.offset)).size !== byOffset.length) return null
+  const firstOffset = byOffset[0]?.offset ?? directoryAt
+  if (firstOffset > directoryAt) return null
+  const entries: ZipEntry[] = []
+  const order: number[] = []
+  for (let k = 0; k < byOffset.length; k++) {
+    const {offset, header, index} = byOffset[k]!
+    const limit = byOffset[k + 1]?.offset ?? directoryAt
+    if (offset + 30 > limit || bytes.readUInt32LE(offset) !== localSignature) return null
+    const nameLength = bytes.readUInt16LE(offset + 26)
+    const extraLength = bytes.readUInt16LE(offset + 28)
+    const dataAt = offset + 30 + nameLength + extraLength
+    if (dataAt > limit) return null
+    entries.push({
+      local: {
+        signature: localSignature,
+        version: bytes.readUInt16LE(offset + 4),
+        flags: bytes.readUInt16LE(offset + 6),
+        method: bytes.readUInt16LE(offset + 8),
+        time: bytes.readUInt16LE(offset + 10),
+        date: bytes.readUInt16LE(offset + 12),
+        crc: bytes.readUInt32LE(offset + 14),
+        compressedSize: bytes.readUInt32LE(offset + 18),
+        uncompressedSize: bytes.readUInt32LE(offset + 22),
+        name: Buffer.from(bytes.subarray(offset + 30, offset + 30 + nameLength)),
+        extra: Buffer.from(bytes.subarray(offset + 30 + nameLength, dataAt)),
+      },
+      data: Buffer.from(bytes.subarray(dataAt, limit)),
+      central: header,
+    })
+    order[index] = k
+  }
+  return {
+    prefix: Buffer.from(bytes.subarray(0, firstOffset)),
+    entries,
+    centralOrder: centrals.map((_, index) => order[index]!),
+    beforeEnd: Buffer.from(bytes.subarray(at, endAt)),
+    end: {disk: bytes.readUInt16LE(endAt + 4), centralDisk: bytes.readUInt16LE(endAt + 6), comment: Buffer.from(bytes.subarray(endAt + 22, endAt + 22 + commentLength))},
+  }
+}
+
+/** The end record's offset: the last signature whose comment reaches exactly to the end of the file. */
+function findEndRecord(bytes: Buffer): number | null {
+  for (let at = bytes.length - 22; at >= 0 && at >= bytes.length - 22 - 0xffff; at--) {
+    if (bytes.readUInt32LE(at) === endSignature && at + 22 + bytes.readUInt16LE(at + 20) === bytes.length) return at
+  }
+  return null
+}
+
+/** Writes a model back: offsets, counts, the directory size and every name, extra and comment length are recomputed. */
+export function serializeZip(model: ZipModel): Buffer {
+  const parts: Buffer[] = [model.prefix]
+  let offset = model.prefix.length
+  const offsets: number[] = []
+  for (const entry of model.entries) {
+    offsets.push(offset)
+    const header = localHeaderBytes(entry.local)
+    parts.push(header, entry.data)
+    offset += header.length + entry.data.length
+  }
+  const directoryAt = offset
+  let directorySize = 0
+  for (const index of model.centralOrder) {
+    const entry = model.entries[index]
+    if (entry === undefined) continue
+    const record = centralHeaderBytes(entry.central, offsets[index]!)
+    parts.push(record)
+    directorySize += record.length
+  }
+  const records = model.centralOrder.filter((index) => model.entries[index] !== undefined).length
+  parts.push(model.beforeEnd)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(endSignature, 0)
+  end.writeUInt16LE(model.end.disk & 0xffff, 4)
+  end.writeUInt16LE(model.end.centralDisk & 0xffff, 6)
+  end.writeUInt16LE((model.end.entriesOnDisk ?? records) & 0xffff, 8)
+  end.writeUInt16LE((model.end.entries ?? records) & 0xffff, 10)
+  end.writeUInt32LE(directorySize >>> 0, 12)
+  end.writeUInt32LE(directoryAt >>> 0, 16)
+  end.writeUInt16LE(model.end.comment.length & 0xffff, 20)
+  parts.push(end, model.end.comment)
+  return Buffer.concat(parts)
+}
+
+function localHeaderBytes(header: LocalHeader): Buffer {
+  const bytes = Buffer.alloc(30)
+  bytes.writeUInt32LE(header.signature >>> 0, 0)
+  bytes.writeUInt16LE(header.version & 0xffff, 4)
+  bytes.writeUInt16LE(header.flags & 0xffff, 6)
+  bytes.writeUInt16LE(header.method & 0xffff, 8)
+  bytes.writeUInt16LE(header.time & 0xffff, 10)
+  bytes.writeUInt16LE(header.date & 0xffff, 12)
+  bytes.writeUInt32LE(header.crc >>> 0, 14)
+  bytes.writeUInt32LE(header.compressedSize >>> 0, 18)
+  bytes.writeUInt32LE(header.uncompressedSize >>> 0, 22)
+  bytes.writeUInt16LE(header.name.length & 0xffff, 26)
+  bytes.writeUInt16LE(header.extra.length & 0xffff, 28)
+  return Buffer.concat([bytes, header.name, header.extra])
+}
+
+function centralHeaderBytes(header: CentralHeader, offset: number): Buffer {
+  const bytes = Buffer.alloc(46)
+  bytes.writeUInt32LE(header.signature >>> 0, 0)
+  bytes.writeUInt16LE(header.madeBy & 0xffff, 4)
+  bytes.writeUInt16LE(header.version & 0xffff, 6)
+  bytes.writeUInt16LE(header.flags & 0xffff, 8)
+  bytes.writeUInt16LE(header.method & 0xffff, 10)
+  bytes.writeUInt16LE(header.time & 0xffff, 12)
+  bytes.writeUInt16LE(header.date & 0xffff, 14)
+  bytes.writeUInt32LE(header.crc >>> 0, 16)
+  bytes.writeUInt32LE(header.compressedSize >>> 0, 20)
+  bytes.writeUInt32LE(header.uncompressedSize >>> 0, 24)
+  bytes.writeUInt16LE(header.name.length & 0xffff, 28)
+  bytes.writeUInt16LE(header.extra.length & 0xffff, 30)
+  bytes.writeUInt16LE(header.comment.length & 0xffff, 32)
+  bytes.writeUInt16LE(header.diskStart & 0xffff, 34)
+  bytes.writeUInt16LE(header.internal & 0xffff, 36)
+  bytes.writeUInt32LE(header.external >>> 0, 38)
+  bytes.writeUInt32LE(offset >>> 0, 42)
+  return Buffer.concat([bytes, header.name, header.extra, header.comment])
+}
+
+/** Where each header field sits, for raw field edits: byte offset inside the record and width. */
+export const localFields = {version: [4, 2], flags: [6, 2], method: [8, 2], time: [10, 2], date: [12, 2], crc: [14, 4], compressedSize: [18, 4], uncompressedSize: [22, 4], nameLength: [26, 2], extraLength: [28, 2]} as const
+export const centralFields = {
+  madeBy: [4, 2],
+  version: [6, 2],
+  flags: [8, 2],
+  method: [10, 2],
+  time: [12, 2],
+  date: [14, 2],
+  crc: [16, 4],
+  compressedSize: [20, 4],
+  uncompressedSize: [24, 4],
+  nameLength: [28, 2],
+  extraLength: [30, 2],
+  commentLength: [32, 2],
+  diskStart: [34, 2],
+  internal: [36, 2],
+  external: [38, 4],
+  localOffset: [42, 4],
+} as const
+export const endFields = {disk: [4, 2], centralDisk: [6, 2], entriesOnDisk: [8, 2], entries: [10, 2], centralSize: [12, 4], centralOffset: [16, 4], commentLength: [20, 2]} as const
+
+/** The file offsets of every record of a well-laid-out archive, for raw field edits. */
+export interface RecordOffsets {
+  local: number[]
+  central: number[]
+  end: number
+}
+
+/** Record offsets of `bytes`, or null when {@link parseZip} cannot split them. */
+export function recordOffsets(bytes: Buffer): RecordOffsets | null {
+  const model = parseZip(bytes)
+  if (model === null) return null
+  const local: number[] = []
+  let at = model.prefix.length
+  for (const entry of model.entries) {
+    local.push(at)
+    at += 30 + entry.local.name.length + entry.local.extra.length + entry.data.length
+  }
+  const central: number[] = []
+  for (const index of model.centralOrder) {
+    central.push(at)
+    const header = model.entries[index]!.central
+    at += 46 + header.name.length + header.extra.length + header.comment.length
+  }
+  return {local, central, end: at + model.beforeEnd.length}
+}
+
+/** How the free-form bytes of an archive split up (see {@link freeFormBytes}). */
+export interface FreeFormBytes {
+  total: number
+  /** Extra fields, local and central. */
+  extraFields: number
+  /** Per-entry comments and the archive comment. */
+  comments: number
+  /** Data carried by directory entries (names ending in `/`), which no digest covers. */
+  directoryData: number
+  /** Bytes no record accounts for: before the first record, after an entry's declared data, before the end record. */
+  unaccounted: number
+}
+
+/**
+ * The bytes of an archive that are neither a fixed-size header field, an entry name, nor the compressed
+ * data of a file entry (descriptor included): extra fields, comments, directory-entry data and bytes no
+ * record accounts for. A signature covers names and inflated contents only, so these are where unsigned
+ * bytes can ride; null when the archive cannot be split into records at all.
+ */
+export function freeFormBytes(bytes: Buffer): FreeFormBytes | null {
+  const model = parseZip(bytes)
+  if (model === null) return null
+  const count = {extraFields: 0, comments: model.end.comment.length, directoryData: 0, unaccounted: model.prefix.length + model.beforeEnd.length}
+  for (const entry of model.entries) {
+    count.extraFields += entry.local.extra.length + entry.central.extra.length
+    count.comments += entry.central.comment.length
+    if (entry.central.name.toString('latin1').endsWith('/')) {
+      count.directoryData += entry.data.length
+      continue
+    }
+    const descriptor = (entry.central.flags & flagDataDescriptor) === 0 ? 0 : entry.data.length >= entry.central.compressedSize + 16 && entry.data.readUInt32LE(entry.central.compressedSize) === 0x08074b50 ? 16 : 12
+    count.unaccounted += Math.max(0, entry.data.length - entry.central.compressedSize - descriptor)
+  }
+  return {...count, total: count.extraFields + count.comments + count.directoryData + count.unaccounted}
+}
+
+/** The inflated content of an entry whose data is a complete deflate stream or stored bytes, or null. */
+export function contentOf(entry: ZipEntry): Buffer | null {
+  const data = entry.data.subarray(0, entry.central.compressedSize)
+  if (entry.central.method === 0) return data.length === entry.central.uncompressedSize ? Buffer.from(data) : null
+  if (entry.central.method !== 8) return null
+  try {
+    return zlib.inflateRawSync(data)
+  } catch {
+    return null
+  }
+}
