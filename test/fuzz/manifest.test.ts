@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict'
+import {after, before, describe, it} from 'node:test'
+import {tempDir} from '../helpers/cli.js'
+import {families} from './families.js'
+import {unexpectedFindings} from './known-defects.js'
+import {caseSeedOf, describeFinding, prepareSeeds, runFamily} from './runner.js'
+
+/** The seed of the sample `npm test` runs; `npm run fuzz` draws a fresh one each time. */
+const seed = 20300601
+/** The case loop's budget: enough for a few hundred documents, a small share of the suite. */
+const seconds = 2.5
+/** Documents of several MiB take seconds each to validate at every level: `npm run fuzz` runs them. */
+const maxInputBytes = 1024 * 1024
+/** Only a real hang fails the suite, not a call slowed down by a busy machine. */
+const timeoutMs = 30_000
+
+describe('fuzzing manifest documents', () => {
+  let work: {dir: string; cleanup: () => Promise<void>}
+  let seeds: unknown
+
+  before(async () => {
+    work = await tempDir('svc-plugin-fuzz-')
+    seeds = (await prepareSeeds(['manifest'], work.dir)).get(families.manifest.seedsKey)
+  })
+  after(() => work.cleanup())
+
+  it('every document gets a typed report at every level, from readManifest and in every format (seeded sample)', async (t) => {
+    const run = await runFamily('manifest', seeds, work.dir, {seed, seconds, maxInputBytes, timeoutMs})
+    t.diagnostic(`${run.iterations} documents (${run.skipped} over ${maxInputBytes} bytes left to npm run fuzz), ${run.findings.length} findings of open defects`)
+    assert.ok(run.iterations > 0)
+    assert.deepEqual(unexpectedFindings(run.findings).map(describeFinding), [])
+  })
+
+  it('regenerates a case from the seed and its index alone', () => {
+    for (const index of [0, 7, 1234]) {
+      const {caseSeed, unbiased} = caseSeedOf(seed, 'manifest', index)
+      const first = families.manifest.generate(seeds, caseSeed, unbiased)
+      const again = families.manifest.generate(seeds, caseSeed, unbiased)
+      assert.equal(again.label, first.label)
+      assert.deepEqual(again.input, first.input)
+    }
+  })
+})
