@@ -144,7 +144,7 @@ const manifestFamily: Family<ManifestFamilySeeds, ManifestExtra> = {
     }
     for (const level of levels) {
       await call(`validateManifest(${level})`, () => validateManifest(bytes, {level}))
-      await call(`validateManifest(${level}, content)`, () => validateManifest(bytes, {level, content, subjectKind: content.kind === 'installed' ? 'installed' : content.kind}))
+      await call(`validateManifest(${level}, content)`, () => validateManifest(bytes, {level, content, subjectKind: content.kind}))
     }
     await call('readManifest', () => readManifestReport('readManifest', bytes, {}, findings))
     await call('readManifest(expect)', () => readManifestReport('readManifest(expect)', bytes, {expect: {id: 'com.example.weather-station', version: '1.4.2'}}, findings))

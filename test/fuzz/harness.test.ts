@@ -54,6 +54,8 @@ describe('the ZIP model', () => {
       {op: 'gap', entry: 1, bytes: new Uint8Array(3)},
     ])
     assert.deepEqual(freeFormBytes(mutant), {total: 5 + 28 + 7 + 3, extraFields: 28, comments: 5, directoryData: 7, unaccounted: 3})
+    const emptyDirectory = mutateArchive(archive, [{op: 'add-directory', name: 'junk/', data: new Uint8Array(0), method: 8, declared: 'honest'}])
+    assert.equal(freeFormBytes(emptyDirectory)?.total, 0, 'the empty deflate stream of a directory entry hides nothing')
   })
 
   it('re-encodes an entry without changing what it holds', async () => {

@@ -322,7 +322,9 @@ export function freeFormBytes(bytes: Buffer): FreeFormBytes | null {
     count.extraFields += entry.local.extra.length + entry.central.extra.length
     count.comments += entry.central.comment.length
     if (entry.central.name.toString('latin1').endsWith('/')) {
-      count.directoryData += entry.data.length
+      // Java and .NET writers give a directory the 2-byte empty deflate stream: a fixed encoding of nothing.
+      const emptyDeflate = entry.central.method === 8 && entry.data.length === 2 && entry.data[0] === 0x03 && entry.data[1] === 0x00
+      count.directoryData += emptyDeflate ? 0 : entry.data.length
       continue
     }
     const descriptor = (entry.central.flags & flagDataDescriptor) === 0 ? 0 : entry.data.length >= entry.central.compressedSize + 16 && entry.data.readUInt32LE(entry.central.compressedSize) === 0x08074b50 ? 16 : 12
