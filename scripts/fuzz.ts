@@ -35,6 +35,7 @@ interface ChildTask {
 /** What a child tells the parent. */
 type ChildMessage =
   | {type: 'heartbeat'}
+  | {type: 'prepared'}
   | {type: 'case'; index: number; label: string; inputFile: string; inputName: string}
   | {type: 'findings'; findings: Finding[]}
   | {type: 'done'; iterations: number}
@@ -42,6 +43,8 @@ type ChildMessage =
 /** A child that sends nothing for this long past the per-call timeout is blocked: it is killed and its case is a hang. */
 const heartbeatMs = 500
 const blockedGraceMs = 2000
+/** Loading the modules and preparing the seeds is not a case: on a busy machine it may take a while. */
+const preparationMs = 120_000
 
 const self = fileURLToPath(import.meta.url)
 
@@ -154,15 +157,17 @@ function runChild(task: ChildTask, onFindings: (findings: Finding[]) => void): P
     let done = false
     let blocked = false
     let lastHeard = Date.now()
+    let prepared = false
     const watchdog = setInterval(() => {
-      if (Date.now() - lastHeard > task.timeoutMs + blockedGraceMs) {
+      if (Date.now() - lastHeard > (prepared ? task.timeoutMs + blockedGraceMs : preparationMs)) {
         blocked = true
         child.kill('SIGKILL')
       }
     }, heartbeatMs)
     child.on('message', (message: ChildMessage) => {
       lastHeard = Date.now()
-      if (message.type === 'case') current = message
+      if (message.type === 'prepared') prepared = true
+      else if (message.type === 'case') current = message
       else if (message.type === 'findings') onFindings(message.findings)
       else if (message.type === 'done') {
         done = true
@@ -192,6 +197,7 @@ async function child(): Promise<number> {
     const seeds = (await prepareSeeds([task.family], work)).get(families[task.family].seedsKey)
     const current = path.join(work, 'current')
     await mkdir(current, {recursive: true})
+    await send({type: 'prepared'})
     const run = await runFamily(task.family, seeds, work, {
       seed: task.seed,
       seconds: Math.max(0, (task.deadline - Date.now()) / 1000),

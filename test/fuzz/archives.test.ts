@@ -25,14 +25,15 @@ describe('fuzzing archives', () => {
   })
   after(() => work.cleanup())
 
-  it('starts from a signed seed that verifies Trusted, so that a Trusted mutant means something', async () => {
-    const signed = seeds.seeds.find((item) => item.signed)
-    assert.ok(signed)
-    const file = path.join(work.dir, 'signed.svcPlugin')
-    await writeFile(file, signed.bytes)
-    const result = await verifyArtifact(file, {trust: seeds.trust, now: seeds.now})
-    assert.equal(result.verdict, 'Trusted')
-    assert.equal(seeds.signedFreeFormBytes, 0)
+  it('starts from signed seeds that verify Trusted, so that a Trusted mutant means something', async () => {
+    const signed = seeds.seeds.filter((item) => item.signed !== null)
+    assert.deepEqual(signed.map((item) => item.name), ['example-signed', 'example-large-signed'])
+    for (const item of signed) {
+      const file = path.join(work.dir, `${item.name}.svcPlugin`)
+      await writeFile(file, item.bytes)
+      assert.equal((await verifyArtifact(file, {trust: seeds.trust, now: seeds.now})).verdict, 'Trusted', item.name)
+      assert.equal(item.signed?.freeFormBytes, 0, item.name)
+    }
     assert.ok(seeds.seeds.filter((item) => item.name.startsWith('hostile:')).length >= 40, 'the hostile corpus is among the seeds')
   })
 

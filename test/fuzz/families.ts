@@ -69,12 +69,18 @@ function generateOne<T>(arbitrary: fc.Arbitrary<T>, caseSeed: number, unbiased: 
 
 const renderOptions = {toolVersion: '0.0.0-fuzz', cwd: '/'}
 
+/** How the text format is asked for. */
+interface TextStyle {
+  color: boolean
+  errorsOnly: boolean
+}
+
 /** Every report format over `report`: each a string, JSON and SARIF parseable. */
-async function checkRenderings(target: string, report: ValidationReport, timeoutMs: number, color: boolean): Promise<TargetFinding[]> {
+async function checkRenderings(target: string, report: ValidationReport, timeoutMs: number, style: TextStyle): Promise<TargetFinding[]> {
   const findings: TargetFinding[] = []
   for (const format of reportFormats) {
     const call = `renderReport(${format}) of ${target}`
-    const rendered = await attempt(call, () => renderReport(report, format, {...renderOptions, color, errorsOnly: color}), timeoutMs)
+    const rendered = await attempt(call, () => renderReport(report, format, {...renderOptions, ...style}), timeoutMs)
     if (rendered.outcome === 'finding') findings.push(rendered.finding)
     else if (rendered.outcome === 'refused') findings.push(badResult(`renderReport(${format})`, 'a renderer refused a report', rendered.error.code))
     else if (typeof rendered.value !== 'string') findings.push(badResult(`renderReport(${format})`, 'a renderer returned no string', typeof rendered.value))
@@ -90,50 +96,52 @@ async function checkRenderings(target: string, report: ValidationReport, timeout
 }
 
 /** A report's shape and its renderings. */
-async function checkReportCall(target: string, report: ValidationReport, timeoutMs: number, color: boolean): Promise<TargetFinding[]> {
+async function checkReportCall(target: string, report: ValidationReport, timeoutMs: number, style: TextStyle): Promise<TargetFinding[]> {
   const shape = checkReport(target, report)
-  return shape.length > 0 ? shape : checkRenderings(target, report, timeoutMs, color)
+  return shape.length > 0 ? shape : checkRenderings(target, report, timeoutMs, style)
 }
 
 // ---------------------------------------------------------------------------------------------
 // manifest
 
 interface ManifestFamilySeeds extends ManifestSeeds {
-  documents: fc.Arbitrary<ManifestDocument>
+  cases: fc.Arbitrary<{document: ManifestDocument; edit: ContentEdit}>
 }
 
 interface ManifestExtra {
   content: PackageContent
-  color: boolean
+  style: TextStyle
 }
 
 /** Names a package may hold that a rule might look up on a plain object. */
 const contentNames = ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'assets/__proto__', 'manifest.json', 'runtimes/linux-x64/weather-station', 'assets/icon.png', 'Assets/Icon.png', 'caf\u00e9', 'cafe\u0301']
 
+/** The package content a document is judged against (its seed's, or none), with files added; and the text style. */
 const contentEditArb = fc.record({
   kind: fc.constantFrom<PackageContent['kind']>('directory', 'artifact', 'installed'),
   source: fc.constantFrom('seed', 'empty'),
   added: fc.array(fc.record({name: fc.constantFrom(...contentNames), size: fc.constantFrom(0, 1, 261, 2 ** 32, Number.MAX_SAFE_INTEGER), digest: fc.constantFrom('0', 'f')}), {maxLength: 3}),
-  color: fc.boolean(),
+  style: fc.record({color: fc.boolean(), errorsOnly: fc.boolean()}),
 })
+type ContentEdit = typeof contentEditArb extends fc.Arbitrary<infer T> ? T : never
 
 const manifestFamily: Family<ManifestFamilySeeds, ManifestExtra> = {
   name: 'manifest',
   seedsKey: 'manifest',
   async prepare(work) {
     const seeds = await prepareManifestSeeds(work)
-    return {...seeds, documents: documentArb(seeds.seeds)}
+    return {...seeds, cases: fc.record({document: documentArb(seeds.seeds), edit: contentEditArb})}
   },
   generate(seeds, caseSeed, unbiased) {
-    const {document, edit} = generateOne(fc.record({document: seeds.documents, edit: contentEditArb}), caseSeed, unbiased)
+    const {document, edit} = generateOne(seeds.cases, caseSeed, unbiased)
     const files = new Map(edit.source === 'empty' ? [] : seeds.contents[document.seed ?? 0]!.files)
     for (const {name, size, digest} of edit.added) files.set(name, {size, sha256: `sha256:${digest.repeat(64)}`})
     const contentLabel = `content: ${edit.kind}, ${edit.source}${edit.added.length === 0 ? '' : ` + ${edit.added.map((file) => file.name).join(', ')}`}`
-    return {label: `${document.label}; ${contentLabel}`, input: document.bytes, inputName: 'manifest.json', extra: {content: {kind: edit.kind, files}, color: edit.color}}
+    return {label: `${document.label}; ${contentLabel}`, input: document.bytes, inputName: 'manifest.json', extra: {content: {kind: edit.kind, files}, style: edit.style}}
   },
   async run(_seeds, fuzzCase, {timeoutMs}) {
     const bytes = fuzzCase.input
-    const {content, color} = fuzzCase.extra
+    const {content, style} = fuzzCase.extra
     const findings: TargetFinding[] = []
     const reports: Array<[string, ValidationReport]> = []
     const call = async (target: string, validate: () => ValidationReport): Promise<void> => {
@@ -148,7 +156,7 @@ const manifestFamily: Family<ManifestFamilySeeds, ManifestExtra> = {
     }
     await call('readManifest', () => readManifestReport('readManifest', bytes, {}, findings))
     await call('readManifest(expect)', () => readManifestReport('readManifest(expect)', bytes, {expect: {id: 'com.example.weather-station', version: '1.4.2'}}, findings))
-    for (const [target, report] of reports) findings.push(...(await checkReportCall(target, report, timeoutMs, color)))
+    for (const [target, report] of reports) findings.push(...(await checkReportCall(target, report, timeoutMs, style)))
     return findings
   },
 }
@@ -184,6 +192,7 @@ async function prepareArchiveFamily(work: string): Promise<ArchiveFamilySeeds> {
   const hostile = seeds.seeds.flatMap((seed, i) => (seed.name.startsWith('hostile:') ? [i] : []))
   const seedArb = fc.oneof(
     {weight: 8, arbitrary: fc.constant(index('example-signed'))},
+    {weight: 1, arbitrary: fc.constant(index('example-large-signed'))},
     {weight: 2, arbitrary: fc.constant(index('example'))},
     {weight: 2, arbitrary: fc.constant(index('merge-input'))},
     {weight: 1, arbitrary: fc.constant(index('hostile-base'))},
@@ -216,27 +225,26 @@ function trustedOracle(seeds: ArchiveSeeds, fuzzCase: FuzzCase<ArchiveExtra>, fi
   let checked: Promise<Array<Omit<TargetFinding, 'target'>>> | undefined
   const check = async (): Promise<Array<Omit<TargetFinding, 'target'>>> => {
     const kind = 'unsigned-mutation-verifies' as const
-    if (!seeds.seeds[fuzzCase.extra.seed]!.signed) {
-      return [{kind, message: `a mutant of the unsigned seed ${seeds.seeds[fuzzCase.extra.seed]!.name} verifies Trusted`, signature: `${kind} unsigned-seed`}]
-    }
+    const {name, bytes, signed} = seeds.seeds[fuzzCase.extra.seed]!
+    if (signed === null) return [{kind, message: `a mutant of the unsigned seed ${name} verifies Trusted`, signature: `${kind} unsigned-seed`}]
     const digest = await attempt('artifactDigestOf', () => artifactDigestOf(file), timeoutMs)
     if (digest.outcome !== 'result') {
       const why = digest.outcome === 'refused' ? `${digest.error.code}: ${digest.error.message}` : digest.finding.message
       return [{kind, message: `a Trusted mutant's canonical digest cannot be computed (${why})`, signature: `${kind} digest-unreadable`}]
     }
-    if (digest.value.sha256 !== seeds.signedDigest) {
-      return [{kind, message: `a Trusted mutant has the canonical digest ${digest.value.sha256}, not the signed ${seeds.signedDigest}`, signature: `${kind} digest-changed`}]
+    if (digest.value.sha256 !== signed.digest) {
+      return [{kind, message: `a Trusted mutant of ${name} has the canonical digest ${digest.value.sha256}, not the signed ${signed.digest}`, signature: `${kind} digest-changed`}]
     }
     const free = freeFormBytes(Buffer.from(fuzzCase.input))
     if (free === null) {
-      return fuzzCase.input.length === seeds.signedSize ? [] : [{kind, message: `a Trusted mutant that does not split into records has ${fuzzCase.input.length} bytes, the signed artifact ${seeds.signedSize}`, signature: `${kind} size-changed`}]
+      return fuzzCase.input.length === bytes.length ? [] : [{kind, message: `a Trusted mutant of ${name} that does not split into records has ${fuzzCase.input.length} bytes, the signed artifact ${bytes.length}`, signature: `${kind} size-changed`}]
     }
-    if (free.total <= seeds.signedFreeFormBytes) return []
+    if (free.total <= signed.freeFormBytes) return []
     // One finding per place the bytes hide in: each is its own way past the signature.
     const breakdown = (['directoryData', 'extraFields', 'comments', 'unaccounted'] as const).filter((key) => free[key] > 0)
     return breakdown.map((key) => ({
       kind,
-      message: `a Trusted mutant carries ${free.total} bytes no signature covers (${breakdown.map((each) => `${each} ${free[each]}`).join(', ')}); the signed artifact ${seeds.signedFreeFormBytes}`,
+      message: `a Trusted mutant of ${name} carries ${free.total} bytes no signature covers (${breakdown.map((each) => `${each} ${free[each]}`).join(', ')}); the signed artifact ${signed.freeFormBytes}`,
       signature: `${kind} ${key}`,
     }))
   }
@@ -278,7 +286,7 @@ const archiveFamily: Family<ArchiveFamilySeeds, ArchiveExtra> = {
       const target = `validateArtifact(${level})`
       const report = await attempt(target, () => validateArtifact(file, {level}), timeoutMs)
       if (report.outcome === 'finding') findings.push(report.finding)
-      else if (report.outcome === 'result') findings.push(...(await checkReportCall(target, report.value, timeoutMs, false)))
+      else if (report.outcome === 'result') findings.push(...(await checkReportCall(target, report.value, timeoutMs, {color: false, errorsOnly: false})))
     }
 
     const inspection = await attempt('inspect', () => inspect(file), timeoutMs)

@@ -62,8 +62,11 @@ export async function prepareManifestSeeds(work: string): Promise<ManifestSeeds>
 export interface ArchiveSeed {
   name: string
   bytes: Buffer
-  /** The signed example artifact: a Trusted verdict on its mutants is checked against its digest. */
-  signed: boolean
+  /**
+   * For a signed seed: its canonical digest (hex) and the bytes no signature covers in it, which a
+   * Trusted mutant must keep. Null for an unsigned seed, whose mutants may never be Trusted.
+   */
+  signed: {digest: string; freeFormBytes: number} | null
 }
 
 /** The archive seeds and everything the archive targets need. */
@@ -75,10 +78,6 @@ export interface ArchiveSeeds {
   now: Date
   /** The store account the signed seed's publisher belongs to. */
   account: UploadAccount
-  /** The signed seed's canonical digest (hex) and size, and the bytes no signature covers in it. */
-  signedDigest: string
-  signedSize: number
-  signedFreeFormBytes: number
   /** A valid per-RID package that merges with the `merge-input` seed. */
   mergePartner: string
 }
@@ -95,6 +94,16 @@ export function fuzzPki(): {rootKeyId: string; rootKey: Uint8Array; signerKey: U
 
 /** The largest hostile-corpus archive used as a seed: the large ones only test limits the mutants cannot reach. */
 const maxHostileSeedBytes = 64 * 1024
+
+/**
+ * A text file past the size the reader digests in one piece (1 MiB), so that mutants reach the streaming
+ * path too: numbered lines with a hash each, which deflate to about a third, within the compression limit.
+ */
+function largeText(): string {
+  const lines: string[] = []
+  for (let i = 0; lines.length === 0 || i * 48 < 1.2 * 1024 * 1024; i++) lines.push(`${String(i).padStart(7, '0')} ${createHash('sha256').update(String(i)).digest('hex').slice(0, 39)}\n`)
+  return lines.join('')
+}
 
 /** Packs, signs and splits the example plugin, and writes the hostile corpus, under `work`. */
 export async function prepareArchiveSeeds(work: string): Promise<ArchiveSeeds> {
@@ -114,36 +123,34 @@ export async function prepareArchiveSeeds(work: string): Promise<ArchiveSeeds> {
   // The issuer draws a random certificate id; a fixed one keeps the signed seed the same on every run.
   const certificate = craftCertificate({...fieldsOf({json: issued.certificateJson}), certificateId: `cert_${'f0'.repeat(16)}`}, rootKey)
 
+  const sign = async (artifact: string, name: string): Promise<ArchiveSeed> => {
+    const output = (await signArtifact({artifact, output: path.join(dir, `${name}.svcPlugin`), privateKey: signerKey, certificate, now: testNow})).output
+    const bytes = await readFile(output)
+    return {name, bytes, signed: {digest: (await artifactDigestOf(output)).sha256, freeFormBytes: freeFormBytes(bytes)?.total ?? 0}}
+  }
   const unsigned = (await pack(examplePlugin, {output: path.join(dir, 'example.svcPlugin')})).path
-  const signed = (await signArtifact({artifact: unsigned, output: path.join(dir, 'example-signed.svcPlugin'), privateKey: signerKey, certificate, now: testNow})).output
+  const largeSource = path.join(dir, 'source-large')
+  await cp(examplePlugin, largeSource, {recursive: true})
+  await writeFile(path.join(largeSource, 'assets', 'large.txt'), largeText())
+  const large = (await pack(largeSource, {output: path.join(dir, 'example-large.svcPlugin')})).path
   const [mergeInput, mergePartner] = await perRidPackages(dir)
   const base = path.join(dir, 'hostile-base.svcPlugin')
   await makeBaseArchive(base)
 
   const seeds: ArchiveSeed[] = [
-    {name: 'example-signed', bytes: await readFile(signed), signed: true},
-    {name: 'example', bytes: await readFile(unsigned), signed: false},
-    {name: 'merge-input', bytes: await readFile(mergeInput), signed: false},
-    {name: 'hostile-base', bytes: await readFile(base), signed: false},
+    await sign(unsigned, 'example-signed'),
+    await sign(large, 'example-large-signed'),
+    {name: 'example', bytes: await readFile(unsigned), signed: null},
+    {name: 'merge-input', bytes: await readFile(mergeInput), signed: null},
+    {name: 'hostile-base', bytes: await readFile(base), signed: null},
   ]
   const hostileDir = path.join(dir, 'hostile')
   for (const item of await makeHostileArchives(hostileDir)) {
-    if ((await stat(item.file)).size <= maxHostileSeedBytes) seeds.push({name: `hostile:${item.name}`, bytes: await readFile(item.file), signed: false})
+    if ((await stat(item.file)).size <= maxHostileSeedBytes) seeds.push({name: `hostile:${item.name}`, bytes: await readFile(item.file), signed: null})
   }
   // The corpus holds a sparse 540 MiB file and bombs; only the small seeds are kept (in memory).
   await rm(hostileDir, {recursive: true, force: true})
-
-  const signedBytes = seeds[0]!.bytes
-  return {
-    seeds,
-    trust,
-    now: testNow,
-    account: {name: 'Example Labs', id: 'com.example'},
-    signedDigest: (await artifactDigestOf(signed)).sha256,
-    signedSize: signedBytes.length,
-    signedFreeFormBytes: freeFormBytes(signedBytes)?.total ?? 0,
-    mergePartner,
-  }
+  return {seeds, trust, now: testNow, account: {name: 'Example Labs', id: 'com.example'}, mergePartner}
 }
 
 /** The example plugin as two packages of one version that merge: linux-x64 and osx-arm64, and win-x64. */
