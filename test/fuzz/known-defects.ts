@@ -15,24 +15,9 @@ export interface KnownDefect {
 
 export const knownDefects: readonly KnownDefect[] = [
   {
-    id: 'uniqueItems over objects with valueOf or toString members',
-    description: 'validation throws a TypeError from the schema\'s uniqueItems comparison when `languages` holds equal objects with a `valueOf` or `toString` member',
-    matches: (finding) => finding.kind === 'crash' && /\b(valueOf|toString) is not a function\b/.test(finding.message),
-  },
-  {
-    id: 'a directory entry carrying bytes',
-    description: 'a directory entry with compressed bytes that are never checked verifies Trusted',
-    matches: (finding) => finding.signature === 'unsigned-mutation-verifies directoryData',
-  },
-  {
-    id: 'an entry comment',
-    description: 'a central-directory record with a file comment verifies Trusted',
-    matches: (finding) => finding.signature === 'unsigned-mutation-verifies comments',
-  },
-  {
-    id: 'an unknown or oversized extra field',
-    description: 'an extra field of any id and length (local or central) verifies Trusted',
-    matches: (finding) => finding.signature === 'unsigned-mutation-verifies extraFields',
+    id: 'merge of an unsigned input holding a signing file its files[] does not list',
+    description: 'merge throws a TypeError from its payload plan when an unsigned input carries an undeclared certificate.* or issuer.* entry',
+    matches: (finding) => finding.kind === 'crash' && finding.signature.includes('at unionPayload ('),
   },
 ]
 

@@ -97,16 +97,13 @@ export function crashFinding(target: string, error: unknown): TargetFinding {
   }
 }
 
-/** The first stack frame, without line and column: the same throw site is one defect. */
+/** The first stack frame as `function (file)`, the file from `src/` or `node_modules/` on: the same throw site is one defect. */
 function throwSite(stack: string | undefined): string | null {
   const frame = stack?.split('\n').find((line) => line.trimStart().startsWith('at '))
-  if (frame === undefined) return null
-  return frame
-    .trim()
-    .replace(/^at /, '')
-    .replace(/(?:file:\/\/)?\/\S*?\/(dist|node_modules)\//, '$1/')
-    .replace(/:\d+:\d+\)?$/, '')
-    .replace(/\($/, '')
+  const match = frame?.trim().match(/^at (?:(.+?) \()?(.+?)(?::\d+:\d+)?\)?$/)
+  if (!match) return null
+  const file = match[2]!.replace(/^.*?\/(?=(?:src|node_modules)\/)/, '')
+  return match[1] === undefined ? file : `${match[1]} (${file})`
 }
 
 function normalize(message: string): string {
