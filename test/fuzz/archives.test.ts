@@ -38,7 +38,7 @@ describe('fuzzing archives', () => {
   })
 
   it('every mutant gets a typed result or refusal from every reader, and no Trusted verdict without the signed bytes (seeded sample)', async (t) => {
-    const run = await runFamily('archive', seeds, work.dir, {seed, seconds: 2.5, timeoutMs})
+    const run = await runFamily('archive', seeds, work.dir, {seed, seconds: 2, timeoutMs})
     t.diagnostic(`${run.iterations} archives, ${run.findings.length} findings of open defects`)
     assert.ok(run.iterations > 0)
     assert.deepEqual(unexpectedFindings(run.findings).map(describeFinding), [])
