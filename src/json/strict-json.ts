@@ -230,11 +230,63 @@ function hasDuplicateKey(text: string): boolean {
  * depth: the nesting check keeps it far from the limit).
  */
 function parseTreeWithin(text: string, errors: ParseError[]): Node | undefined | 'too-deep' {
+  const {masked, commentStarts} = maskLongWhitespace(text)
+  const found: ParseError[] = []
+  let root: Node | undefined
   try {
-    return parseTree(text, errors, {disallowComments: true, allowTrailingComma: false, allowEmptyContent: false})
+    root = parseTree(masked, found, {disallowComments: true, allowTrailingComma: false, allowEmptyContent: false})
   } catch {
     return 'too-deep'
   }
+  // The comments standing in for whitespace are not the file's: only a real one is an error.
+  errors.push(...found.filter((error) => !(error.error === invalidCommentToken && commentStarts.has(error.offset))))
+  return root
+}
+
+/** Runs of whitespace at least this long between tokens are scanned as one comment of the same length. */
+const longWhitespace = 256
+const invalidCommentToken = 10
+
+/**
+ * The text with every long run of whitespace outside strings turned into a block comment of exactly the
+ * same length (`/*` and `*\/` replacing its first and last two characters), so that every offset stays
+ * where it was. jsonc-parser's scanner builds a whitespace token one character at a time, which makes a
+ * file of megabytes of spaces take seconds; it reads a comment in one piece. The comments' starts are
+ * returned so that their "comments are not allowed" errors can be dropped.
+ */
+function maskLongWhitespace(text: string): {masked: string; commentStarts: Set<number>} {
+  const commentStarts = new Set<number>()
+  const parts: string[] = []
+  let copied = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (inString) {
+      if (code === 0x5c) i++
+      else if (code === 0x22) inString = false
+      continue
+    }
+    if (code === 0x22) {
+      inString = true
+      continue
+    }
+    if (!isJsonWhitespace(code)) continue
+    let end = i
+    while (end < text.length && isJsonWhitespace(text.charCodeAt(end))) end++
+    if (end - i >= longWhitespace) {
+      parts.push(text.slice(copied, i), '/*', text.slice(i + 2, end - 2), '*/')
+      commentStarts.add(i)
+      copied = end
+    }
+    i = end - 1
+  }
+  if (copied === 0) return {masked: text, commentStarts}
+  parts.push(text.slice(copied))
+  return {masked: parts.join(''), commentStarts}
+}
+
+function isJsonWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d
 }
 
 function earliest(errors: readonly ParseError[]): ParseError | undefined {

@@ -58,7 +58,7 @@ function readInput(file: string, artifact: OpenedArtifact): MergeInput {
     manifest,
     rids: Object.keys(manifest.entrypoints).sort(),
     payload,
-    declared: checkDeclaredNames(file, manifest, payload),
+    declared: checkDeclaredNames(file, manifest, payload, signed),
     signed,
   }
 }
@@ -69,12 +69,12 @@ function readInput(file: string, artifact: OpenedArtifact): MergeInput {
  * the bytes stream (verify.ts). A missing `files[]` is refused rather than trusted: a merge cannot vouch
  * for bytes nobody declared.
  */
-function checkDeclaredNames(file: string, manifest: Manifest, payload: readonly ArchiveEntry[]): Map<string, FileDigest> {
+function checkDeclaredNames(file: string, manifest: Manifest, payload: readonly ArchiveEntry[], signed: boolean): Map<string, FileDigest> {
   if (!Array.isArray(manifest.files)) {
     throw hashMismatch(file, null, 'no-file-digests', `${file} declares no files[]: its bytes cannot be checked. Pack it again with svc-plugin pack.`)
   }
   const sizes = new Map(payload.map((entry) => [entry.name, {size: entry.uncompressedSize}]))
-  const [first] = compareDeclaredFiles(manifest.files, sizes, {exhaustive: true, signed: true})
+  const [first] = compareDeclaredFiles(manifest.files, sizes, {exhaustive: true, signed})
   if (first !== undefined) throw hashMismatch(file, first.path, first.code, `${file}: ${first.message}`)
   return new Map(manifest.files.map((digest) => [digest.path, digest]))
 }

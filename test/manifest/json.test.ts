@@ -330,3 +330,24 @@ describe('firstInvalidUtf8', () => {
 function lineColumn(diagnostic: {line: number | null; column: number | null}): [number | null, number | null] {
   return [diagnostic.line, diagnostic.column]
 }
+
+describe('a file of megabytes of whitespace', () => {
+  it('keeps exact positions when long runs of whitespace are read in one piece', () => {
+    const text = `{"a": 1${' '.repeat(5000)}\n${' '.repeat(3000)},}`
+    const problem = refused(text)
+    assert.deepEqual([problem.line, problem.column], [2, 3001])
+    assert.match(problem.message, /trailing comma/)
+    // The same mistake after a little whitespace reads the same.
+    const short = refused(`{"a": 1 \n  ,}`)
+    assert.equal(short.message.replace(/column \d+/, ''), problem.message.replace(/column \d+/, ''))
+  })
+  it('still refuses a real comment after a long run of whitespace', () => {
+    const problem = refused(`{"a": 1${' '.repeat(1000)}/* note */}`)
+    assert.match(problem.message, /comments are not allowed in JSON at line 1, column 1008/)
+  })
+  it('leaves whitespace inside strings alone', () => {
+    const result = readJsonDocument(encoder.encode(`{"a": "${' '.repeat(2000)}", "b": 1, "b": 2}`), {maxBytes: maxManifestBytes})
+    assert.equal(result.ok, false)
+    if (!result.ok) assert.match(result.problem.message, /"b" appears twice/)
+  })
+})

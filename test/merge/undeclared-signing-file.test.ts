@@ -1,9 +1,4 @@
-/**
- * Regression cases for the defects the fuzzer found and that are still open (see known-defects.ts), each
- * reduced to its smallest input. Not run yet: the file name does not end in `.test.ts`. Once a defect is
- * fixed, move its case into the test file of its area (or rename this file to `regressions.test.ts` when
- * all are fixed) and delete its entry from known-defects.ts.
- */
+/** A defect the fuzzer found, reduced to its smallest input: merge threw a TypeError instead of refusing. */
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
