@@ -335,7 +335,7 @@ describe('a file of megabytes of whitespace', () => {
   it('keeps exact positions when long runs of whitespace are read in one piece', () => {
     const text = `{"a": 1${' '.repeat(5000)}\n${' '.repeat(3000)},}`
     const problem = refused(text)
-    assert.deepEqual([problem.line, problem.column], [2, 3001])
+    assert.deepEqual([problem.line, problem.column], [2, 3002])
     assert.match(problem.message, /trailing comma/)
     // The same mistake after a little whitespace reads the same.
     const short = refused(`{"a": 1 \n  ,}`)
