@@ -10,7 +10,7 @@ import {openArchive} from '../../src/archive/reader.js'
 import {validateManifest} from '../../src/manifest/validate.js'
 import {MergeError} from '../../src/merge/errors.js'
 import {merge} from '../../src/merge/merge.js'
-import {executables, loadArchive, packRids, rewriteArchive, saveArchive} from './fixtures.js'
+import {baseManifest, executables, loadArchive, packRids, rewriteArchive, saveArchive} from './fixtures.js'
 
 const run = promisify(execFile)
 
@@ -462,5 +462,23 @@ describe('an input that is not a packed plugin', () => {
     const error = await refusal(merge([win, shared], {output: outputPath()}), 'manifest-invalid')
     assert.ok((error.details.codes as string[]).includes('entrypoint-layout-invalid'), JSON.stringify(error.details))
     assert.ok(error.report)
+  })
+})
+
+describe('unknown members survive a merge intact: no key is special', () => {
+  it('keeps a top-level "__proto__" member of the inputs in the merged manifest', async () => {
+    const dir = await freshDir()
+    const textFor = (rid: string) => {
+      const manifest = {...baseManifest(), entrypoints: {[rid]: {executable: executables[rid], arguments: ['--rid', rid]}}}
+      // JSON.stringify of an object cannot write a "__proto__" member; the text is spliced instead.
+      return `${JSON.stringify(manifest, null, 2).slice(0, -2)},\n  "__proto__": {"polluted": true}\n}\n`
+    }
+    const windows = await packRids(dir, ['win-x64'], {manifestText: textFor('win-x64')})
+    const linuxOnly = await packRids(dir, ['linux-x64'], {manifestText: textFor('linux-x64')})
+    const result = await merge([windows, linuxOnly], {output: path.join(dir, 'merged.svcPlugin')})
+    const entries = await loadArchive(result.path)
+    const text = entries.find((entry) => entry.name === 'manifest.json')!.data.toString('utf8')
+    assert.match(text, /"__proto__": \{\n {4}"polluted": true\n {2}\}/)
+    assert.equal(({} as Record<string, unknown>).polluted, undefined)
   })
 })
