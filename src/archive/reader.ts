@@ -167,7 +167,7 @@ class OpenedArchive implements StrictArchive {
       this.#wholeReads.add(settled)
       void settled.then(() => this.#wholeReads.delete(settled))
       const {digest, data} = await whole
-      keep?.(entry, data)
+      await keep?.(entry, data)
       return digest
     }
     const stream = await this.openEntry(entry)

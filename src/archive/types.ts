@@ -40,8 +40,11 @@ export interface EntryStream extends Readable {
 export interface DigestOptions {
   /** Entries not to digest (one whose bytes the caller already read, such as the manifest). */
   skip?: ReadonlySet<string>
-  /** Handed the verified bytes of each small entry (at most 1 MiB) as it is digested, so a caller can keep a few without inflating them again. */
-  keep?: (entry: ArchiveEntry, bytes: Buffer) => void
+  /**
+   * Handed the verified bytes of each small entry (at most 1 MiB) as it is digested, so a caller can keep
+   * or look into a few without inflating them again; awaited, so what it holds is bounded by the reads in flight.
+   */
+  keep?: (entry: ArchiveEntry, bytes: Buffer) => void | Promise<void>
 }
 
 /**

@@ -1,5 +1,6 @@
 import type {EntryDigest} from '../archive/types.js'
 import type {ReadJsonResult} from '../json/strict-json.js'
+import type {SecretFinding} from '../manifest/content.js'
 import {signingEntryNames} from '../model/signing-files.js'
 import {readManifestDocument} from '../manifest/validate.js'
 import {maxCertificateBytes} from '../pki/certificate.js'
@@ -24,6 +25,8 @@ export interface ArtifactContents {
    * holds; null for one that is larger than a certificate file may be (it is then never read).
    */
   signingFiles: ReadonlyMap<string, Uint8Array | null>
+  /** Secrets found in the entries, when the reader was asked to look (see `contents({secrets: true})`). */
+  secrets?: readonly SecretFinding[]
 }
 
 /** Reads manifest bytes once into a {@link ManifestRead}. */

@@ -1,8 +1,10 @@
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
+import type {SecretFinding} from '../manifest/content.js'
 import {manifestEntryName} from '../manifest/declared-files.js'
 import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
+import {findSecrets, isEnvironmentFile} from './secrets.js'
 
 /** Options of {@link openArtifact}. */
 export interface OpenArtifactOptions {
@@ -29,8 +31,11 @@ export interface OpenedArtifact {
   readonly manifest: ManifestRead | null
   /** The strict archive, for a consumer that streams entries itself (signing, merging, extracting). */
   readonly archive: StrictArchive
-  /** Reads every other entry once (inflated, checked, hashed) and returns the contents; the signing files are kept in memory. */
-  contents(): Promise<ArtifactContents>
+  /**
+   * Reads every other entry once (inflated, checked, hashed) and returns the contents; the signing files are
+   * kept in memory. With `secrets`, the entries are also looked into for secrets (`secrets` of the result).
+   */
+  contents(options?: {secrets?: boolean}): Promise<ArtifactContents>
   close(): Promise<void>
 }
 
@@ -66,7 +71,7 @@ class Opened implements OpenedArtifact {
   readonly size: number
   readonly fileSha256: string | null
   readonly entries: readonly ArchiveEntry[]
-  #contents: Promise<ArtifactContents> | null = null
+  readonly #contents: {plain?: Promise<ArtifactContents>; withSecrets?: Promise<ArtifactContents>} = {}
 
   constructor(
     readonly archive: StrictArchive,
@@ -79,20 +84,32 @@ class Opened implements OpenedArtifact {
     this.entries = archive.entries
   }
 
-  contents(): Promise<ArtifactContents> {
-    this.#contents ??= this.#read()
-    return this.#contents
+  contents(options: {secrets?: boolean} = {}): Promise<ArtifactContents> {
+    const key = options.secrets === true ? 'withSecrets' : 'plain'
+    // Contents read with secrets serve a caller without them too.
+    const cached = this.#contents.withSecrets ?? (key === 'plain' ? this.#contents.plain : undefined)
+    if (cached !== undefined) return cached
+    const read = this.#read(options.secrets === true)
+    this.#contents[key] = read
+    return read
   }
 
-  async #read(): Promise<ArtifactContents> {
+  async #read(secrets: boolean): Promise<ArtifactContents> {
     const kept = new Map<string, Uint8Array>()
+    const found: SecretFinding[] = []
     const files = await this.archive.digestEntries({
       skip: new Set([manifestEntryName]),
-      keep: (entry, bytes) => {
+      keep: async (entry, bytes) => {
         if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, bytes)
+        if (secrets) found.push(...(await findSecrets(entry.name, bytes)))
       },
     })
-    return contentsOf(this.manifest, files, (name) => kept.get(name) ?? this.archive.readEntry(this.archive.get(name)!, this.limits.maxManifestBytes))
+    if (secrets) {
+      // An entry too large to be held whole is still judged by its name.
+      for (const name of files.keys()) if (isEnvironmentFile(name) && !found.some((secret) => secret.path === name)) found.push(...(await findSecrets(name, new Uint8Array())))
+    }
+    const contents = await contentsOf(this.manifest, files, (name) => kept.get(name) ?? this.archive.readEntry(this.archive.get(name)!, this.limits.maxManifestBytes))
+    return secrets ? {...contents, secrets: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))} : contents
   }
 
   close(): Promise<void> {

@@ -29,7 +29,7 @@ export async function validateArtifact(file: string, options: ValidateArtifactOp
   const label = options.label ?? file
   const level = options.level ?? 'package'
   try {
-    return await withArtifact(file, {limits: options.limits}, async (artifact) => judgeContents(await artifact.contents(), {label, level}))
+    return await withArtifact(file, {limits: options.limits}, async (artifact) => judgeContents(await artifact.contents({secrets: true}), {label, level}))
   } catch (error) {
     if (!(error instanceof ArchiveError) || unreadableArchiveCodes.has(error.code)) throw error
     return artifactReport(label, level, archiveDiagnostic(error.code as DiagnosticCode, error.message))
@@ -47,7 +47,7 @@ export function judgeContents(contents: ArtifactContents, options: {label: strin
     file: `${label}!manifest.json`,
     subjectKind: 'artifact',
     subjectPath: label,
-    content: {kind: 'artifact', files: contents.files},
+    content: {kind: 'artifact', files: contents.files, ...(contents.secrets === undefined ? {} : {secrets: contents.secrets})},
   })
 }
 

@@ -24,6 +24,8 @@ export interface ReadTreeOptions {
   digests: boolean
   /** Leave out a path (and, for a directory, everything below it); it is then neither listed nor unexpected. */
   exclude?: (relativePath: string, isDirectory: boolean) => boolean
+  /** Hands the bytes of every file of at most `maxBytes` to `use` (the same read that digests it), and awaits it. */
+  inspect?: {maxBytes: number; use: (relativePath: string, bytes: Buffer) => Promise<void>}
 }
 
 /** Files read at once while digesting: enough to keep the disk and a core busy, few enough to bound memory. */
@@ -53,12 +55,30 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
   const worker = async (): Promise<void> => {
     while (next < found.length) {
       const file = found[next++]!
-      sizes.set(file.name, options.digests ? await digestFile(file.absolute) : {size: (await stat(file.absolute)).size})
+      const size = (await stat(file.absolute)).size
+      if (options.inspect !== undefined && size <= options.inspect.maxBytes) {
+        const bytes = await readRegular(file.absolute)
+        await options.inspect.use(file.name, bytes)
+        sizes.set(file.name, options.digests ? {size: bytes.length, sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`} : {size: bytes.length})
+      } else {
+        sizes.set(file.name, options.digests ? await digestFile(file.absolute) : {size})
+      }
     }
   }
   await Promise.all(Array.from({length: Math.min(digestConcurrency, found.length)}, worker))
   const files = new Map([...sizes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   return {files, unexpected: unexpected.sort()}
+}
+
+/** The bytes of one regular file, read whole; a symbolic link that replaced it is not followed. */
+async function readRegular(file: string): Promise<Buffer> {
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  try {
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is no longer a regular file.`), {code: 'EINVAL', path: file, syscall: 'open'})
+    return await handle.readFile()
+  } finally {
+    await handle.close()
+  }
 }
 
 /** Size and SHA-256 of one file, streamed; a symbolic link that replaced it is not followed. */

@@ -16,6 +16,22 @@ export interface ContentFile {
 export interface PackageContent {
   kind: PackageContentKind
   files: ReadonlyMap<string, ContentFile>
+  /** Secrets found in the files, when whoever read them looked (a package must not ship any). */
+  secrets?: readonly SecretFinding[]
+}
+
+/** What kind of secret a file holds. */
+export type SecretKind = 'private-key' | 'environment-file' | 'credential'
+
+/** A secret found in one file of a package. */
+export interface SecretFinding {
+  /** The file, as a package path. */
+  path: string
+  kind: SecretKind
+  /** What was found, in words: `a private key`, `a credential (aws: AWS secret access key)`. */
+  what: string
+  /** 1-based line of the finding in the file, when it has one. */
+  line: number | null
 }
 
 /**

@@ -47,6 +47,8 @@ export const diagnosticCodes = [
   'archive-malformed',
   'archive-unsupported',
   'manifest-missing',
+  // a package shipping a private key, an environment file or a credential
+  'secret-detected',
   // pack's own warning
   'source-looks-like-debug-build',
 ] as const

@@ -41,6 +41,7 @@ const descriptions: Record<(typeof diagnosticCodes)[number], string> = {
   'archive-malformed': 'The archive is not a well-formed ZIP file.',
   'archive-unsupported': 'The archive uses a ZIP feature that is not supported.',
   'manifest-missing': 'The archive holds no manifest.json.',
+  'secret-detected': 'The package holds a private key, a .env file or a credential of a well-known shape.',
   'source-looks-like-debug-build': 'The packed tree looks like a debug build (bin/Debug/).',
 }
 

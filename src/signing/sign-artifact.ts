@@ -50,7 +50,7 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
     return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, limits)).path}
   })
   // sign verifies what it wrote, from the file, as a verifier will read it.
-  const check = await readArtifactContents(written, limits, async (contents) => runChecklist(contents, signerContext(now)))
+  const check = await readArtifactContents(written, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
   if ('code' in check) {
     await rm(written, {force: true})
     throw errorFrom(check)

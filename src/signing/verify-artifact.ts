@@ -22,7 +22,7 @@ export interface VerifyArtifactOptions extends VerifyOptions {
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const context = verificationContext(options)
-  const outcome = await readArtifactContents(file, options.limits, async (contents) => checkContents(contents, context))
+  const outcome = await readArtifactContents(file, {limits: options.limits}, async (contents) => checkContents(contents, context))
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -44,9 +44,13 @@ export async function verifyArtifactFile(
  * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
  * gives the verification problem instead (the signer and the store judge unreadable archives the same way).
  */
-export async function readArtifactContents<T>(file: string, limits: Partial<ArchiveLimits> | undefined, use: (contents: ArtifactContents) => Promise<T>): Promise<T | VerifyProblem> {
+export async function readArtifactContents<T>(
+  file: string,
+  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean},
+  use: (contents: ArtifactContents) => Promise<T>,
+): Promise<T | VerifyProblem> {
   try {
-    return await withArtifact(file, {limits}, async (artifact) => use(await artifact.contents()))
+    return await withArtifact(file, {limits: options.limits}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
   } catch (error) {
     if (isArchiveError(error)) return archiveProblem(error)
     throw error

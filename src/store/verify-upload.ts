@@ -70,7 +70,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
     }
   }
 
-  const outcome = await readArtifactContents(artifact, options.limits, async (contents) => ({
+  const outcome = await readArtifactContents(artifact, {limits: options.limits, secrets: true}, async (contents) => ({
     validation: judgeContents(contents, {label: artifact, level: 'publication'}),
     verification: checkContents(contents, {trust, now, revocations}),
     manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,

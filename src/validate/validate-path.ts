@@ -78,7 +78,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   let content: PackageContent | undefined
   let host: HostContext | undefined
   if (read.ok && member(read.value, 'manifestVersion') === supportedManifestVersion) {
-    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files'))})
+    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files')), secrets: true})
     host = {
       rid: options.host?.rid ?? hostRid(),
       ...(options.host?.hostVersion === undefined && options.host?.protocol === undefined

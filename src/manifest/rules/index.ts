@@ -15,6 +15,7 @@ import {iconPathIsSafe} from './icon-path-is-safe.js'
 import {idIsAPluginId} from './id-is-a-plugin-id.js'
 import {languagesAreWellFormed} from './languages-are-well-formed.js'
 import {nameIsDisplayable} from './name-is-displayable.js'
+import {packageHoldsNoSecrets} from './package-holds-no-secrets.js'
 import {permissionsAreKnown} from './permissions-are-known.js'
 import {permissionsAreNotBlank} from './permissions-are-not-blank.js'
 import {permissionsAreUnique} from './permissions-are-unique.js'
@@ -58,5 +59,6 @@ export const rules: readonly Rule[] = [
   entrypointsArePacked,
   iconIsPacked,
   declaredFilesMatchContent,
+  packageHoldsNoSecrets,
   publicationMetadataIsPresent,
 ]

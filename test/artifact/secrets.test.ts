@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
+import {readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {findSecrets, isEnvironmentFile} from '../../src/artifact/secrets.js'
+import {validateArtifact} from '../../src/artifact/validate-artifact.js'
+import {writeKeyPair} from '../../src/pki/keys.js'
+import {validatePath} from '../../src/validate/validate-path.js'
+import {tempDir} from '../helpers/cli.js'
+import {writeArtifact} from '../install/helpers/artifacts.js'
+
+/** Credentials of the shapes a leak scanner knows, made up for the test (not real keys). */
+export const fakeSecrets = {
+  awsSecret: 'aws_secret_access_key = "Zq8mN3vR7tY2wK9pL4xC6bH1jF5gD0sA8eU3iO7y"\n',
+  npmToken: '//registry.npmjs.org/:_authToken=npm_Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8Vb7\n',
+  githubToken: 'const token = "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"\n',
+}
+
+describe('finding secrets in a package', () => {
+  let dir: string
+  let cleanup: () => Promise<void>
+  let pem: string
+  let ownKey: Buffer
+  before(async () => {
+    ;({dir, cleanup} = await tempDir('svc-plugin-secrets-'))
+    execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', path.join(dir, 'k.pem')])
+    pem = await readFile(path.join(dir, 'k.pem'), 'utf8')
+    ownKey = await readFile((await writeKeyPair(dir, 'publisher')).privateKeyFile)
+  })
+  after(async () => cleanup())
+
+  const kinds = async (name: string, content: string | Buffer) => (await findSecrets(name, Buffer.from(content))).map((found) => [found.kind, found.line])
+
+  it('knows a .env file by its name, not its templates', () => {
+    for (const name of ['.env', 'config/.env.local', '.ENV.production']) assert.equal(isEnvironmentFile(name), true, name)
+    for (const name of ['.env.example', 'config/.env.sample', 'env.txt', '.envrc.md']) assert.equal(isEnvironmentFile(name), false, name)
+  })
+  it('finds PEM (PKCS#8) private keys by content, whatever the file is called', async () => {
+    assert.deepEqual(await kinds('assets/cert.txt', `notes\n${pem}`), [['private-key', 2]])
+  })
+  it('finds an OpenSSH private key', async () => {
+    assert.deepEqual(await kinds('id_ed25519', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n'), [['private-key', 1]])
+  })
+  it("finds this toolchain's own private key files", async () => {
+    assert.deepEqual(await kinds('publisher.key', ownKey), [['private-key', 1]])
+    // The same bytes under another name are a public key file's shape too: only `.key` files are keys.
+    assert.deepEqual(await kinds('publisher.pub', ownKey), [])
+  })
+  it('finds cloud and registry credentials with the maintained rule set', async () => {
+    assert.deepEqual(await kinds('settings.ini', fakeSecrets.awsSecret), [['credential', 1]])
+    assert.deepEqual(await kinds('.npmrc', fakeSecrets.npmToken), [['credential', 1]])
+    assert.deepEqual(await kinds('src/app.js', fakeSecrets.githubToken), [['credential', 1]])
+  })
+  it('does not read binary files or files over 1 MiB for content', async () => {
+    assert.deepEqual(await kinds('lib/native.so', Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0]), Buffer.from(pem)])), [])
+    assert.deepEqual(await kinds('data/huge.txt', Buffer.concat([Buffer.from(pem), Buffer.alloc(1024 * 1024, 0x20)])), [])
+  })
+
+  it('reports secret-detected at package level on a folder and on an artifact, not at development level', async () => {
+    const payload = {'runtimes/linux-x64/alpha': 'ELF', '.env': 'TOKEN=1\n', 'keys/signing.pem': pem}
+    const artifact = await writeArtifact(path.join(dir, 'leaky.svcPlugin'), {payload})
+    const report = await validateArtifact(artifact)
+    assert.deepEqual(
+      report.problems.filter((problem) => problem.code === 'secret-detected').map((problem) => problem.message.split(' holds ')[0]),
+      ['".env"', '"keys/signing.pem" (line 1)'],
+    )
+    const source = path.join(dir, 'source')
+    execFileSync('unzip', ['-q', artifact, '-d', source])
+    const atPackage = await validatePath({directory: source}, {level: 'package', host: {rid: 'freebsd-x64'}})
+    assert.deepEqual(atPackage.problems.filter((problem) => problem.code === 'secret-detected').length, 2)
+    const atDevelopment = await validatePath({directory: source}, {host: {rid: 'freebsd-x64'}})
+    assert.deepEqual(atDevelopment.problems.filter((problem) => problem.code === 'secret-detected'), [])
+  })
+})
