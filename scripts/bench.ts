@@ -4,7 +4,8 @@
  * table and writes `.bench/results.json`. Never part of the tests: timings on shared machines
  * are noisy, so every figure is a median of several alternating runs.
  */
-import {rmSync} from 'node:fs'
+import {rmSync, statSync} from 'node:fs'
+import {loadavg} from 'node:os'
 import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -16,13 +17,16 @@ import {signArtifact} from '../src/signing/sign-artifact.js'
 import {createRoot, readTrustStore} from '../src/pki/trust.js'
 import {verifyArtifact} from '../src/signing/verify-artifact.js'
 import {makeHostileArchives} from './make-hostile-archives.js'
-import {ensureBenchTree} from './bench/tree.js'
+import {ensureBenchTree, ensureSmallFilesTree} from './bench/tree.js'
 import {measure, measureShell, median, type Measurement} from './bench/measure.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const benchDir = path.join(repoRoot, '.bench')
 const cli = path.join(repoRoot, 'bin', 'run.js')
 const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice(9) ?? 5)
+/** `--only=pack,pack-small`: run only these tasks (validate, pack, pack-small, verify, install, bombs); verify and install need pack. */
+const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice(7).split(',')
+const runs = (task: string): boolean => only === undefined || only.includes(task)
 
 interface Row {
   task: string
@@ -82,7 +86,7 @@ async function benchPack(tree: string, work: string): Promise<string> {
     () => rmSync(theirs, {force: true}),
   )
   const ratio = result.theirs.medianSeconds / result.ours.medianSeconds
-  results.pack = {...result, speedup: Number(ratio.toFixed(2))}
+  results.pack = {...result, speedup: Number(ratio.toFixed(2)), bytes: {ours: statSync(ours).size, theirs: statSync(theirs).size}}
   rows.push({
     task: 'pack vs zip -r -X -6',
     ours: `${result.ours.medianSeconds.toFixed(2)} s, ${result.ours.peakRssMiB.toFixed(0)} MiB`,
@@ -91,6 +95,28 @@ async function benchPack(tree: string, work: string): Promise<string> {
     target: '≥ 1.5× faster, < 150 MiB',
   })
   return ours
+}
+
+/** The per-entry cost: pack and zip over a tree of 19,999 files of 1-4 KB (20,000 entries with the manifest). */
+async function benchPackSmall(work: string): Promise<void> {
+  log('pack, many small files: svc-plugin pack vs zip -r -X -6, alternating')
+  const tree = await ensureSmallFilesTree(benchDir)
+  const ours = path.join(work, 'small.svcPlugin')
+  const theirs = path.join(work, 'small.zip')
+  const result = alternate(
+    () => measure(process.execPath, [cli, 'pack', tree.root, '--output', ours, '--force', '--quiet'], work),
+    () => measure('zip', ['-r', '-X', '-6', '-q', theirs, '.'], tree.root),
+    () => rmSync(theirs, {force: true}),
+  )
+  const perFile = (seconds: number) => (seconds / tree.files) * 1000
+  results.packSmall = {...result, files: tree.files, bytes: {ours: statSync(ours).size, theirs: statSync(theirs).size}, msPerFile: {ours: perFile(result.ours.medianSeconds), theirs: perFile(result.theirs.medianSeconds)}}
+  rows.push({
+    task: `pack ${tree.files} small files vs zip`,
+    ours: `${result.ours.medianSeconds.toFixed(2)} s, ${result.ours.peakRssMiB.toFixed(0)} MiB`,
+    theirs: `${result.theirs.medianSeconds.toFixed(2)} s, ${result.theirs.peakRssMiB.toFixed(0)} MiB`,
+    ratio: `${perFile(result.ours.medianSeconds).toFixed(3)} vs ${perFile(result.theirs.medianSeconds).toFixed(3)} ms/file`,
+    target: '< 150 MiB, linear in entries',
+  })
 }
 
 /** Signs the packed benchmark artifact with a fresh root and package certificate; returns the trust store file. */
@@ -203,27 +229,42 @@ async function benchBombs(work: string): Promise<void> {
   rows.push({task: 'bombs refused (worst of ' + Object.keys(times).length + ')', ours: `${worst} ms`, theirs: '-', ratio: '-', target: '< 100 ms'})
 }
 
+/** The 1, 5 and 15-minute load averages. */
+function loadAverage(): number[] {
+  return loadavg().map((value) => Number(value.toFixed(2)))
+}
+
 async function main(): Promise<void> {
   await mkdir(benchDir, {recursive: true})
   const work = path.join(benchDir, 'work')
   await rm(work, {recursive: true, force: true})
   await mkdir(work, {recursive: true})
+  // The machine may be shared: the load when the run started and ended says how much the figures can be trusted.
+  const load = {start: loadAverage(), end: [] as number[]}
+  results.loadAverage = load
   log('generating the plugin tree (cached in .bench/)…')
   const tree = await ensureBenchTree(benchDir)
   log(`tree: ${tree.files} files, ${(tree.bytes / 1048576).toFixed(0)} MiB`)
   results.tree = tree
-  await benchValidate(path.join(repoRoot, 'fixtures', 'example-plugin', 'manifest.json'))
-  const packed = await benchPack(tree.root, work)
-  const signed = path.join(work, 'signed.svcPlugin')
-  const trustFile = await signBenchArtifact(packed, signed, work)
-  await benchVerify(signed, trustFile, tree.root)
-  await benchInstall(signed, trustFile, work)
-  await benchBombs(work)
+  if (runs('validate')) await benchValidate(path.join(repoRoot, 'fixtures', 'example-plugin', 'manifest.json'))
+  if (runs('pack') || runs('verify') || runs('install')) {
+    const packed = await benchPack(tree.root, work)
+    if (runs('verify') || runs('install')) {
+      const signed = path.join(work, 'signed.svcPlugin')
+      const trustFile = await signBenchArtifact(packed, signed, work)
+      if (runs('verify')) await benchVerify(signed, trustFile, tree.root)
+      if (runs('install')) await benchInstall(signed, trustFile, work)
+    }
+  }
+  if (runs('pack-small')) await benchPackSmall(work)
+  if (runs('bombs')) await benchBombs(work)
+  load.end = loadAverage()
   await writeFile(path.join(benchDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
   const widths = [32, 22, 22, 18, 26]
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' ')
   process.stdout.write(`${line(['task', 'svc-plugin', 'standard tool', 'ratio', 'target'])}\n`)
   for (const row of rows) process.stdout.write(`${line([row.task, row.ours, row.theirs, row.ratio, row.target])}\n`)
+  process.stdout.write(`load average (1, 5, 15 min): ${load.start.join(' ')} at the start, ${load.end.join(' ')} at the end\n`)
 }
 
 await main()

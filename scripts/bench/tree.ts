@@ -128,3 +128,37 @@ export async function ensureBenchTree(dir: string): Promise<BenchTree> {
   await writeFile(marker, `${treeVersion} ${files} ${bytes}\n`)
   return {root, files, bytes}
 }
+
+/** Bumped whenever the generated many-small-files tree changes. */
+const smallTreeVersion = 'bench-small-1'
+/** Payload files of the many-small-files tree: with manifest.json, exactly the default entry limit. */
+export const smallTreeFiles = 19_999
+
+/**
+ * Generates (or reuses) a plugin tree of {@link smallTreeFiles} files of 1-4 KB each (three in four
+ * source-like text, one in four random bytes) in 100 folders, and a valid manifest: what
+ * costs per entry, not per byte.
+ */
+export async function ensureSmallFilesTree(dir: string): Promise<BenchTree> {
+  const root = path.join(dir, 'small-tree')
+  const marker = path.join(dir, 'small-tree.version')
+  const existing = await readFile(marker, 'utf8').catch(() => '')
+  if (existing.startsWith(`${smallTreeVersion} `)) {
+    const [, files, bytes] = existing.trim().split(' ')
+    return {root, files: Number(files), bytes: Number(bytes)}
+  }
+  await rm(root, {recursive: true, force: true})
+  let bytes = 0
+  for (let folder = 0; folder < 100; folder += 1) await mkdir(path.join(root, 'src', `part-${String(folder).padStart(2, '0')}`), {recursive: true})
+  for (let i = 0; i < smallTreeFiles; i += 1) {
+    const size = 1024 + ((i * 7919) % 3072)
+    const isText = i % 4 !== 3
+    const data = isText ? text(`small/${i}`, size) : random(`small/${i}`, size)
+    await writeFile(path.join(root, 'src', `part-${String(i % 100).padStart(2, '0')}`, `file-${String(i).padStart(5, '0')}.${isText ? 'cs' : 'bin'}`), data)
+    bytes += data.length
+  }
+  const manifest = {manifestVersion: 1, id: 'com.example.many-files', name: 'Many Files', version: '1.0.0', entrypoints: {'linux-x64': {executable: 'src/part-00/file-00000.cs'}}}
+  await writeFile(path.join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  await writeFile(marker, `${smallTreeVersion} ${smallTreeFiles} ${bytes}\n`)
+  return {root, files: smallTreeFiles, bytes}
+}
