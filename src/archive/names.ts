@@ -2,6 +2,26 @@ import {ArchiveError} from './errors.js'
 import {entryCollisionKey, quoteName} from './path-policy.js'
 
 /**
+ * Compares entry names by the UTF-8 bytes of the path, the order of every archive's payload
+ * entries: that is code-point order, which UTF-16 code-unit order (JavaScript's `<`) is not for
+ * characters above U+FFFF.
+ */
+export function compareEntryNames(a: string, b: string): number {
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    // A surrogate encodes a code point above U+FFFF, which sorts after every other BMP character.
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff
+    if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1
+    return x < y ? -1 : 1
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
+}
+
+/**
  * The file names of one archive, refusing any name that would land on a file or folder another
  * name already claims (DESIGN §5.1): an exact duplicate, a name equal case-insensitively or after
  * NFC, or a file where another entry needs a folder (`a` beside `a/b`). Used by the reader and the

@@ -8,7 +8,7 @@ import yazl, {type Options as YazlOptions} from 'yazl'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {ArchiveError} from './errors.js'
 import {SizeTally, checkArchiveSize, checkCompressionRatio, checkEntryCount, manifestEntryName, resolveLimits} from './limits.js'
-import {EntryNameRegistry} from './names.js'
+import {EntryNameRegistry, compareEntryNames} from './names.js'
 import {OutputFile} from './output-file.js'
 import {checkEntryPath, describeEntryPathProblem, quoteName} from './path-policy.js'
 import {digestHex, readSource, sourceSize, streamSource, type WriterSource} from './source.js'
@@ -68,25 +68,6 @@ const batchBytes = 4 * 1024 * 1024
 const parallelReads = 4
 // yazl's Entry state once an entry's bytes are written (yazl 3.x index.js, Entry.FILE_DATA_DONE).
 const yazlEntryWritten = 3
-
-/**
- * Compares entry names by the UTF-8 bytes of the path (DESIGN §5.4), which is code-point order:
- * UTF-16 code-unit order differs for characters above U+FFFF.
- */
-export function compareEntryNames(a: string, b: string): number {
-  const length = Math.min(a.length, b.length)
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x === y) continue
-    // A surrogate encodes a code point above U+FFFF, which sorts after every other BMP character.
-    const xSurrogate = x >= 0xd800 && x <= 0xdfff
-    const ySurrogate = y >= 0xd800 && y <= 0xdfff
-    if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1
-    return x < y ? -1 : 1
-  }
-  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
-}
 
 /**
  * Writes a deterministic `.svcPlugin` archive (DESIGN §5.4) with yazl: entries in the order given

@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
+import {compareEntryNames} from '../archive/names.js'
 import type {EntryDigest} from '../archive/types.js'
-import {compareEntryNames} from '../archive/writer.js'
 import {SigningError} from '../pki/errors.js'
 
 /** What the canonical artifact digest covers: the unsigned manifest U and every other archive entry. */

@@ -1,5 +1,5 @@
+import {compareEntryNames} from '../archive/names.js'
 import {entryCollisionKey} from '../archive/path-policy.js'
-import {compareEntryNames} from '../archive/writer.js'
 import type {FileDigest} from '../model/manifest.js'
 import {fileProblemCodes, type FileProblemCode} from '../model/file-problems.js'
 import {signingEntryNames} from '../model/signing-files.js'

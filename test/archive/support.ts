@@ -3,7 +3,8 @@ import {createHash} from 'node:crypto'
 import {mkdir, mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {compareEntryNames, type WriterEntry} from '../../src/archive/writer.js'
+import {compareEntryNames} from '../../src/archive/names.js'
+import type {WriterEntry} from '../../src/archive/writer.js'
 
 /** A fresh directory under the system temp folder; `remove()` deletes it. */
 export async function makeTempDir(prefix: string): Promise<{dir: string; remove: () => Promise<void>}> {

@@ -8,8 +8,9 @@ import {promisify} from 'node:util'
 import fc from 'fast-check'
 import yauzl from 'yauzl'
 import {ArchiveError} from '../../src/archive/errors.js'
+import {compareEntryNames} from '../../src/archive/names.js'
 import {openArchive} from '../../src/archive/reader.js'
-import {compareEntryNames, writeArchive, type WriterEntry} from '../../src/archive/writer.js'
+import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 import {fileEntries, makeTempDir, rejectionOf, sha256OfFile, writeTree} from './support.js'
 
 const execFileAsync = promisify(execFile)

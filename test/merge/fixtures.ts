@@ -2,7 +2,8 @@ import {createHash} from 'node:crypto'
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {openArchive} from '../../src/archive/reader.js'
-import {compareEntryNames, writeArchive, type WriterEntry} from '../../src/archive/writer.js'
+import {compareEntryNames} from '../../src/archive/names.js'
+import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 import {pack} from '../../src/pack/pack.js'
 
 /** The executable each test RID declares (each in its own `runtimes/<rid>/` directory). */

@@ -6,7 +6,8 @@ import {cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile} from 'node:
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {compareEntryNames, writeArchive, type WriterEntry} from '../../src/archive/writer.js'
+import {compareEntryNames} from '../../src/archive/names.js'
+import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 
 /** The repository root, whether the tests run from source or from dist/. */
 export const repoRoot = (() => {

@@ -1,4 +1,5 @@
-import {compareEntryNames, writeArchive, type WriterEntry} from '../../src/archive/writer.js'
+import {compareEntryNames} from '../../src/archive/names.js'
+import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 import {base64Line} from '../../src/pki/base64.js'
 import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest.js'
 import {sign} from '../../src/pki/ed25519.js'
