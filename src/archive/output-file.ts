@@ -1,85 +1,102 @@
-import {createHash} from 'node:crypto'
-import {close, open, writev} from 'node:fs'
-import {Writable} from 'node:stream'
+import {closeSync, ftruncateSync, openSync, readSync, writeSync} from 'node:fs'
 
-// Output is gathered into writes of about this size: yazl emits many small pieces (headers, 16 KiB
-// deflate chunks), and one system call per piece costs more than the copy it saves.
+// Appends are gathered into writes of about this size: an archive is written in many small pieces
+// (headers, small entries), and one system call per piece costs more than the copy it saves. A
+// piece at least this large is written as it is.
 const coalesceBytes = 1024 * 1024
 
 /**
- * The archive's temporary file: created exclusively (`wx`), written with positioned, coalesced
- * `writev` calls, hashed (SHA-256) and counted as the bytes pass, closed when the stream ends or
- * is destroyed.
+ * A file the writer creates (exclusively: `wx`, never an existing file) and fills front to back with
+ * coalesced, positioned, synchronous writes (the thread pool is kept for deflate; see source.ts).
+ * Small appends are copied into one buffer of its own, large ones written at once: a caller's
+ * buffer is never kept once `append` returned. Bytes already appended can be overwritten (`patch`)
+ * or cut off (`truncate`), and read back. I/O errors are thrown as they are; the writer turns them
+ * into `write-failed`.
  */
-export class OutputFile extends Writable {
-  readonly #hash = createHash('sha256')
-  #fd: number | null = null
-  #position = 0
-  #pending: Buffer[] = []
-  #pendingBytes = 0
-  /** Bytes accepted so far. */
-  bytes = 0
+export class OutputFile {
+  #fd: number | null
+  readonly #buffer = Buffer.allocUnsafe(coalesceBytes)
+  #buffered = 0
+  /** Bytes appended so far: the file's length once flushed. */
+  length = 0
 
   constructor(readonly path: string) {
-    super({highWaterMark: coalesceBytes})
+    this.#fd = openSync(path, 'wx+', 0o666)
   }
 
-  /** SHA-256 of every byte written, as 64 lowercase hex digits; call once, after `finish`. */
-  digest(): string {
-    return this.#hash.digest('hex')
+  /** Appends bytes at the end. */
+  append(data: Buffer): void {
+    if (data.length >= coalesceBytes) {
+      this.flush()
+      this.#writeAt(data, this.length)
+    } else {
+      if (this.#buffered + data.length > coalesceBytes) this.flush()
+      data.copy(this.#buffer, this.#buffered)
+      this.#buffered += data.length
+    }
+    this.length += data.length
   }
 
-  override _construct(callback: (error?: Error | null) => void): void {
-    open(this.path, 'wx', 0o666, (error, fd) => {
-      if (error) return callback(error)
-      this.#fd = fd
-      callback()
-    })
+  /** Overwrites bytes already appended, at `position`. */
+  patch(data: Buffer, position: number): void {
+    if (position + data.length > this.length) throw new RangeError(`A patch at ${position} of ${data.length} bytes runs past the ${this.length} bytes written.`)
+    this.flush()
+    this.#writeAt(data, position)
   }
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.#add(chunk)
-    if (this.#pendingBytes >= coalesceBytes) this.#flush(callback)
-    else callback()
+  /** Cuts the file at `length` (bytes appended after it are dropped); appends continue from there. */
+  truncate(length: number): void {
+    this.flush()
+    ftruncateSync(this.#open(), length)
+    this.length = length
   }
 
-  override _writev(chunks: {chunk: Buffer}[], callback: (error?: Error | null) => void): void {
-    for (const {chunk} of chunks) this.#add(chunk)
-    if (this.#pendingBytes >= coalesceBytes) this.#flush(callback)
-    else callback()
+  /** Reads up to `target.length` bytes at `position` of what was written into `target`; returns the bytes read. */
+  read(target: Buffer, position: number): Buffer {
+    this.flush()
+    let filled = 0
+    while (filled < target.length) {
+      const bytes = readSync(this.#open(), target, filled, target.length - filled, position + filled)
+      if (bytes === 0) break
+      filled += bytes
+    }
+    return target.subarray(0, filled)
   }
 
-  override _final(callback: (error?: Error | null) => void): void {
-    this.#flush(callback)
+  /** Writes out every appended byte. */
+  flush(): void {
+    if (this.#buffered === 0) return
+    const pending = this.#buffer.subarray(0, this.#buffered)
+    this.#buffered = 0
+    this.#writeAt(pending, this.length - pending.length)
   }
 
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+  /** Writes out what is pending and closes the file. */
+  finish(): void {
+    this.flush()
+    this.close()
+  }
+
+  /** Closes the file without writing what is pending (after a failure); safe to call more than once. */
+  close(): void {
     const fd = this.#fd
     this.#fd = null
-    if (fd === null) return callback(error)
-    close(fd, (closeError) => callback(error ?? closeError))
+    this.#buffered = 0
+    if (fd !== null) closeSync(fd)
   }
 
-  #add(chunk: Buffer): void {
-    this.#hash.update(chunk)
-    this.bytes += chunk.length
-    this.#pending.push(chunk)
-    this.#pendingBytes += chunk.length
+  #writeAt(data: Buffer, position: number): void {
+    const fd = this.#open()
+    // A write may stop short; go on from where it stopped.
+    for (let done = 0; done < data.length; ) {
+      const bytes = writeSync(fd, data, done, data.length - done, position + done)
+      if (bytes === 0) throw new Error(`Wrote nothing at offset ${position + done} of ${this.path}.`)
+      done += bytes
+    }
   }
 
-  #flush(callback: (error?: Error | null) => void): void {
-    const chunks = this.#pending
-    const length = this.#pendingBytes
-    if (length === 0 || this.#fd === null) return callback()
-    this.#pending = []
-    this.#pendingBytes = 0
-    const position = this.#position
-    this.#position += length
-    writev(this.#fd, chunks, position, (error, written) => {
-      if (error) return callback(error)
-      // libuv loops over partial writes itself; anything short is an error, never silently a hole.
-      if (written !== length) return callback(new Error(`Wrote ${written} of ${length} bytes at offset ${position}.`))
-      callback()
-    })
+  #open(): number {
+    if (this.#fd === null) throw new Error(`${this.path} is closed.`)
+    return this.#fd
   }
 }

@@ -1,22 +1,29 @@
-import {createHash, type Hash} from 'node:crypto'
-import {constants} from 'node:fs'
-import {PassThrough, Readable, Transform, type TransformCallback} from 'node:stream'
+import {createHash} from 'node:crypto'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
+import type {Readable} from 'node:stream'
 import {ArchiveError} from './errors.js'
-import {FdRangeStream, closeFd, openFd, readAt, statFd} from './fd.js'
 import {quoteName} from './path-policy.js'
 
 /** Where the writer takes an entry's bytes from. */
 export type WriterSource =
   /** Bytes already in memory (the manifest, a certificate). */
   | {kind: 'buffer'; data: Buffer}
-  /** A file hashed earlier by the caller: it is hashed again as it is written and must not have changed. */
-  | {kind: 'file'; path: string; size: number; sha256: string}
-  /** Bytes from a stream the caller opens on demand (e.g. another archive's entry), held to the same size and digest. */
-  | {kind: 'stream'; open: () => Readable | Promise<Readable>; size: number; sha256: string}
+  /**
+   * A regular file of `size` bytes (as the caller found it), read once. With `sha256` the bytes
+   * must also have that digest; without, the writer reports the digest of what it wrote.
+   */
+  | {kind: 'file'; path: string; size: number; sha256?: string}
+  /** Bytes from a stream the caller opens on demand (e.g. another archive's entry), held to the same size and, when given, digest. */
+  | {kind: 'stream'; open: () => Readable | Promise<Readable>; size: number; sha256?: string}
 
 /** The declared size of a source. */
 export function sourceSize(source: WriterSource): number {
   return source.kind === 'buffer' ? source.data.length : source.size
+}
+
+/** The digest a caller expects of a source, as 64 lowercase hex digits, or null when it gave none. */
+export function expectedDigestHex(name: string, source: WriterSource): string | null {
+  return source.kind === 'buffer' || source.sha256 === undefined ? null : digestHex(source.sha256, name)
 }
 
 /** The 64 lowercase hex digits of a `sha256:<hex>` (or bare hex) digest; throws a RangeError otherwise. */
@@ -26,110 +33,222 @@ export function digestHex(digest: string, name: string): string {
   return match[1]!.toLowerCase()
 }
 
-// Refuse to follow a symlink swapped in since hashing, and never block opening a FIFO swapped in.
-const openFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
+/**
+ * A source being read front to back in pieces of the caller's choosing. Every way the source can
+ * differ from what was declared is an ArchiveError `source-changed`: it ends early, holds more, is
+ * no longer a regular file, or is gone.
+ */
+export interface SourceReader {
+  /**
+   * Reads the next `length` bytes into `target`, which must have room for one byte more (a file's
+   * last read also asks for one byte past its end), and returns them as a view of `target`. The
+   * source ending before them is `source-changed` (size-changed).
+   */
+  read(target: Buffer, length: number): Promise<Buffer>
+  /** Proves the source holds nothing more (`source-changed` when it does) and releases it. */
+  finish(): Promise<void>
+  /** Releases the source after a failure; safe to call more than once. */
+  close(): void
+}
+
+/** A {@link SourceReader} that never waits: a buffer, or a file read with synchronous calls. */
+export interface ImmediateSourceReader {
+  read(target: Buffer, length: number): Buffer
+  finish(): void
+  close(): void
+}
 
 /**
- * Reads a whole source into memory after proving it still has the size and SHA-256 the caller
- * hashed (DESIGN §6: `files[]` must never lie about the archive).
+ * Opens a source for one front-to-back read. Files are read with synchronous calls: the thread
+ * pool is kept for deflate, whose jobs it runs first in, first out, so an asynchronous read would
+ * wait behind every queued chunk and leave the pool idle until it is served; a read of a cached
+ * file costs far less than that trip. A file is opened without following a symlink swapped in
+ * since it was listed, and must still be a regular file of the declared size.
  */
-export async function readSource(name: string, source: WriterSource): Promise<Buffer> {
-  if (source.kind === 'buffer') return source.data
-  if (source.kind === 'stream') {
-    const check = new SourceCheck(name, source.size, source.sha256)
-    const chunks: Buffer[] = []
-    for await (const chunk of pipeSource(await source.open(), check)) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks)
+export async function openSource(name: string, source: WriterSource): Promise<SourceReader> {
+  if (source.kind !== 'stream') {
+    const reader = openImmediateSource(name, source)
+    return {read: async (target, length) => reader.read(target, length), finish: async () => reader.finish(), close: () => reader.close()}
   }
-  const fd = await openSourceFile(name, source)
   try {
-    // One byte more than expected: a file that grew is caught by the same read.
-    const read = await readAt(fd, source.size + 1, 0)
-    if (read.length !== source.size) throw sizeChanged(name, source.size, read.length)
-    const data = read.subarray(0, source.size)
-    const actual = createHash('sha256').update(data).digest('hex')
-    if (actual !== digestHex(source.sha256, name)) throw digestChanged(name)
-    return data
+    return new StreamReader(name, await source.open(), source.size)
   } catch (error) {
-    throw sourceError(name, source, error)
+    throw sourceError(name, null, error)
+  }
+}
+
+/** Opens a buffer or file source for reading without waiting (see {@link openSource}). */
+export function openImmediateSource(name: string, source: Exclude<WriterSource, {kind: 'stream'}>): ImmediateSourceReader {
+  switch (source.kind) {
+    case 'buffer':
+      return new BufferReader(name, source.data)
+    case 'file':
+      return new FileReader(name, source.path, source.size)
+    default:
+      throw new RangeError(`Entry ${quoteName(name)} has a source of unknown kind ${JSON.stringify((source as {kind: unknown}).kind)}.`)
+  }
+}
+
+/** Reads a source once and returns its size and SHA-256 (`sha256:` + hex), checked like any read. */
+export async function digestSource(name: string, source: WriterSource, chunkBytes: number): Promise<{size: number; sha256: string}> {
+  const reader = await openSource(name, source)
+  try {
+    const hash = createHash('sha256')
+    const size = sourceSize(source)
+    const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size) + 1)
+    for (let offset = 0; offset < size; offset += chunkBytes) hash.update(await reader.read(buffer, Math.min(chunkBytes, size - offset)))
+    await reader.finish()
+    return {size, sha256: `sha256:${hash.digest('hex')}`}
   } finally {
-    await closeFd(fd).catch(() => undefined)
+    reader.close()
   }
 }
 
-/** Streams a source, checking its size and SHA-256 as the bytes pass; the stream errors with an ArchiveError on any change. */
-export async function streamSource(name: string, source: WriterSource): Promise<Readable> {
-  if (source.kind === 'buffer') {
-    const stream = new PassThrough()
-    stream.end(source.data)
-    return stream
-  }
-  const check = new SourceCheck(name, source.size, source.sha256)
-  if (source.kind === 'stream') return pipeSource(await source.open(), check)
-  const fd = await openSourceFile(name, source)
-  const file = new FdRangeStream(fd, {start: 0, end: Infinity, ownsFd: true, chunkSize: 256 * 1024})
-  file.on('error', (error) => check.destroy(sourceError(name, source, error)))
-  check.on('close', () => file.destroy())
-  return file.pipe(check)
-}
-
-function pipeSource(input: Readable, check: SourceCheck): SourceCheck {
-  input.on('error', (error) => check.destroy(error instanceof ArchiveError ? error : sourceError(check.name, null, error)))
-  check.on('close', () => input.destroy())
-  return input.pipe(check)
-}
-
-async function openSourceFile(name: string, source: {path: string; size: number}): Promise<number> {
-  let fd: number
-  try {
-    fd = await openFd(source.path, openFlags)
-  } catch (error) {
-    throw sourceError(name, source, error)
-  }
-  try {
-    const stats = await statFd(fd)
-    if (!stats.isFile()) {
-      throw new ArchiveError('source-changed', `${source.path} (entry ${quoteName(name)}) is no longer a regular file.`, {reason: 'source-not-regular', entry: name, path: source.path})
-    }
-    if (stats.size !== source.size) throw sizeChanged(name, source.size, stats.size)
-    return fd
-  } catch (error) {
-    await closeFd(fd).catch(() => undefined)
-    throw sourceError(name, source, error)
-  }
-}
-
-/** Counts and hashes a source's bytes, failing at the first byte past the expected size and, at the end, on any difference. */
-class SourceCheck extends Transform {
-  readonly #hash: Hash = createHash('sha256')
-  readonly #expectedHex: string
-  #size = 0
+class BufferReader implements ImmediateSourceReader {
+  #offset = 0
 
   constructor(
-    readonly name: string,
-    readonly expectedSize: number,
-    expectedDigest: string,
+    private readonly name: string,
+    private readonly data: Buffer,
+  ) {}
+
+  read(target: Buffer, length: number): Buffer {
+    const end = this.#offset + length
+    if (end > this.data.length) throw sizeChanged(this.name, end, this.data.length)
+    this.data.copy(target, 0, this.#offset, end)
+    this.#offset = end
+    return target.subarray(0, length)
+  }
+
+  finish(): void {
+    if (this.#offset !== this.data.length) throw sizeChanged(this.name, this.#offset, this.data.length)
+  }
+
+  close(): void {}
+}
+
+// Refuse to follow a symlink swapped in since the file was listed, and never block opening a FIFO swapped in.
+const openFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
+
+class FileReader implements ImmediateSourceReader {
+  #fd: number | null
+  #position = 0
+  /** True once the last read also proved that nothing follows. */
+  #endChecked = false
+
+  constructor(
+    private readonly name: string,
+    private readonly path: string,
+    private readonly size: number,
   ) {
-    super()
-    this.#expectedHex = digestHex(expectedDigest, name)
+    this.#fd = this.#call(() => openSync(path, openFlags))
+    try {
+      const stats = this.#call(() => fstatSync(this.#fd!))
+      if (!stats.isFile()) {
+        throw new ArchiveError('source-changed', `${path} (entry ${quoteName(name)}) is no longer a regular file.`, {reason: 'source-not-regular', entry: name, path})
+      }
+      if (stats.size !== size) throw sizeChanged(name, size, stats.size)
+    } catch (error) {
+      this.close()
+      throw error
+    }
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.#size += chunk.length
-    if (this.#size > this.expectedSize) return callback(sizeChanged(this.name, this.expectedSize, this.#size))
-    this.#hash.update(chunk)
-    callback(null, chunk)
+  read(target: Buffer, length: number): Buffer {
+    const fd = this.#fd
+    if (fd === null) throw new Error(`${this.path} is closed.`)
+    // The last read asks for one byte more: a file that grew is caught by the same call.
+    const last = this.#position + length === this.size
+    const wanted = last ? length + 1 : length
+    if (target.length < wanted) throw new RangeError(`A read of ${wanted} bytes needs a larger buffer than ${target.length} bytes.`)
+    let filled = 0
+    while (filled < wanted) {
+      const bytes = this.#call(() => readSync(fd, target, filled, wanted - filled, this.#position + filled))
+      if (bytes === 0) break
+      filled += bytes
+    }
+    if (filled !== length) throw sizeChanged(this.name, this.size, this.#position + filled)
+    this.#position += length
+    this.#endChecked = last
+    return target.subarray(0, length)
   }
 
-  override _flush(callback: TransformCallback): void {
-    if (this.#size !== this.expectedSize) return callback(sizeChanged(this.name, this.expectedSize, this.#size))
-    if (this.#hash.digest('hex') !== this.#expectedHex) return callback(digestChanged(this.name))
-    callback()
+  finish(): void {
+    if (!this.#endChecked && this.#fd !== null) {
+      const fd = this.#fd
+      const probe = this.#call(() => readSync(fd, Buffer.alloc(1), 0, 1, this.#position))
+      if (probe > 0 || this.#position !== this.size) throw sizeChanged(this.name, this.size, this.#position + probe)
+    }
+    this.close()
+  }
+
+  close(): void {
+    const fd = this.#fd
+    this.#fd = null
+    if (fd !== null) closeSync(fd)
+  }
+
+  #call<T>(syscall: () => T): T {
+    try {
+      return syscall()
+    } catch (error) {
+      throw sourceError(this.name, {path: this.path}, error)
+    }
+  }
+}
+
+class StreamReader implements SourceReader {
+  readonly #chunks: AsyncIterator<Buffer>
+  #pending: Buffer = Buffer.alloc(0)
+  #position = 0
+
+  constructor(
+    private readonly name: string,
+    private readonly stream: Readable,
+    private readonly size: number,
+  ) {
+    this.#chunks = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+  }
+
+  async read(target: Buffer, length: number): Promise<Buffer> {
+    let have = 0
+    while (have < length) {
+      if (this.#pending.length === 0) {
+        const next = await this.#next()
+        if (next === null) throw sizeChanged(this.name, this.size, this.#position + have)
+        this.#pending = next
+      }
+      const copied = this.#pending.copy(target, have, 0, length - have)
+      this.#pending = this.#pending.subarray(copied)
+      have += copied
+    }
+    this.#position += length
+    return target.subarray(0, length)
+  }
+
+  async finish(): Promise<void> {
+    let extra = this.#pending.length
+    for (let next = await this.#next(); next !== null && extra === 0; next = await this.#next()) extra += next.length
+    if (extra > 0 || this.#position !== this.size) throw sizeChanged(this.name, this.size, this.#position + extra)
+    this.close()
+  }
+
+  close(): void {
+    this.stream.destroy()
+  }
+
+  async #next(): Promise<Buffer | null> {
+    try {
+      const {done, value} = await this.#chunks.next()
+      return done ? null : (value as Buffer)
+    } catch (error) {
+      throw sourceError(this.name, null, error)
+    }
   }
 }
 
 function sizeChanged(name: string, expected: number, actual: number): ArchiveError {
-  return new ArchiveError('source-changed', `The source of entry ${quoteName(name)} is now ${actual > expected ? 'larger than' : `${actual} bytes, not`} the ${expected} bytes it had when it was hashed.`, {
+  return new ArchiveError('source-changed', `The source of entry ${quoteName(name)} is now ${actual > expected ? 'larger than' : `${actual} bytes, not`} the ${expected} bytes it had when it was listed.`, {
     reason: 'size-changed',
     entry: name,
     expected,
@@ -137,7 +256,8 @@ function sizeChanged(name: string, expected: number, actual: number): ArchiveErr
   })
 }
 
-function digestChanged(name: string): ArchiveError {
+/** The error for a source whose bytes do not have the digest its caller gave. */
+export function digestChanged(name: string): ArchiveError {
   return new ArchiveError('source-changed', `The source of entry ${quoteName(name)} changed since it was hashed: its SHA-256 differs.`, {reason: 'digest-changed', entry: name})
 }
 
@@ -147,10 +267,10 @@ function sourceError(name: string, source: {path: string} | null, error: unknown
   const where = source === null ? `The source of entry ${quoteName(name)}` : `${source.path} (entry ${quoteName(name)})`
   const path = source === null ? {} : {path: source.path}
   if (code === 'ENOENT' || code === 'ENOTDIR') {
-    return new ArchiveError('source-changed', `${where} disappeared since it was hashed.`, {reason: 'source-missing', entry: name, ...path}, {cause: error})
+    return new ArchiveError('source-changed', `${where} disappeared since it was listed.`, {reason: 'source-missing', entry: name, ...path}, {cause: error})
   }
   if (code === 'ELOOP') {
-    return new ArchiveError('source-changed', `${where} became a symbolic link since it was hashed.`, {reason: 'source-not-regular', entry: name, ...path}, {cause: error})
+    return new ArchiveError('source-changed', `${where} became a symbolic link since it was listed.`, {reason: 'source-not-regular', entry: name, ...path}, {cause: error})
   }
   const message = error instanceof Error ? error.message : String(error)
   return new ArchiveError('write-failed', `${where} cannot be read: ${message}`, {reason: 'source-io', entry: name, ...path}, {cause: error})

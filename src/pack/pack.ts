@@ -1,18 +1,13 @@
-import {randomBytes} from 'node:crypto'
-import {link, rename, rm} from 'node:fs/promises'
 import path from 'node:path'
+import {ArchiveError, isArchiveError} from '../archive/errors.js'
+import {SizeTally, checkEntryCount, manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
 import {unsignedManifestOf} from '../artifact/trailer.js'
 import {pathExists} from '../fs/durable.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
-import {trackTemporaryFile} from '../fs/temporary-files.js'
-import {ArchiveError} from '../archive/errors.js'
-import {SizeTally, checkEntryCount, resolveLimits} from '../archive/limits.js'
-import {openArchive} from '../archive/reader.js'
 import type {ArchiveLimits} from '../archive/types.js'
-import {compareEntryNames} from '../archive/names.js'
-import {writeArchive, type WriterEntry} from '../archive/writer.js'
+import {writeArchiveBody, type ArchiveBody, type WrittenEntry} from '../archive/writer.js'
 import type {PackageContent} from '../manifest/content.js'
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {validateManifest} from '../manifest/validate.js'
@@ -20,7 +15,7 @@ import {entryNameOf} from '../model/entry-name.js'
 import type {FileDigest, Manifest} from '../model/manifest.js'
 import {collectSourceFiles, type SourceFile} from './collect.js'
 import {PackError} from './errors.js'
-import {hashSourceFiles, type HashedFile, type HashProgress} from './hash.js'
+import {hashSourceFiles, type HashProgress} from './hash.js'
 import {deriveLanguages, languageSetsDiffer} from './languages.js'
 import {renderPackedManifest} from '../manifest/packed-manifest.js'
 
@@ -39,7 +34,10 @@ export interface PackOptions {
   onProgress?: (progress: PackProgress) => void
 }
 
-/** Progress of a pack, by phase. */
+/**
+ * Progress of a pack, by phase: `hash` while each file is read (once: hashed and compressed into
+ * place), `write` while the artifact is put together behind its manifest.
+ */
 export interface PackProgress extends HashProgress {
   phase: 'hash' | 'write'
 }
@@ -72,8 +70,10 @@ export interface PackResult {
 
 /**
  * Packs the plugin in `source` into a `.svcPlugin` artifact (DESIGN §6): validates the source
- * manifest, collects and hashes every file once, derives `languages`, writes a fresh `files[]`
- * and a deterministic archive. Throws {@link PackError}; on failure nothing is left on disk.
+ * manifest, collects the files and reads each one once (its digest and its compressed bytes come
+ * from the same read), derives `languages`, writes a fresh `files[]` and a deterministic archive
+ * with that manifest first. Throws {@link PackError} (or the archive writer's ArchiveError for an
+ * output that cannot be written); on failure nothing is left on disk.
  */
 export async function pack(source: string, options: PackOptions = {}): Promise<PackResult> {
   const root = path.resolve(source)
@@ -87,51 +87,93 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   }
   const manifest = JSON.parse(Buffer.from(sourceBytes).toString('utf8')) as Manifest
   const output = path.resolve(options.cwd ?? process.cwd(), options.output ?? `${manifest.id}-${manifest.version}.svcPlugin`)
-  if (!options.dryRun && !options.force && (await pathExists(output))) {
-    throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
+  if (!options.dryRun && !options.force && (await pathExists(output))) throw outputExists(output)
+
+  const collected = await collectSourceFiles(root, {exclude: [output]})
+  enforceLimits(collected, limits)
+  const onHashed = (progress: HashProgress) => options.onProgress?.({phase: 'hash', ...progress})
+  if (options.dryRun) {
+    const hashed = await hashSourceFiles(collected, {onProgress: onHashed})
+    return {...describePack(manifest, hashed.map((file) => ({name: file.name, size: file.size, sha256: file.sha256})), output, limits, sourceReport.problems, manifestFile), sha256: null, bytes: null, dryRun: true}
   }
 
-  const collected = (await collectSourceFiles(root, {exclude: [output]})).sort((a, b) => compareEntryNames(a.name, b.name))
-  enforceLimits(collected, limits)
-  const hashed = await hashSourceFiles(collected, {onProgress: (progress) => options.onProgress?.({phase: 'hash', ...progress})})
+  const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
+  let body: ArchiveBody | undefined
+  try {
+    body = await writeArchiveBody(
+      output,
+      collected.map((file) => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: {kind: 'file', path: file.absolutePath, size: file.size}})),
+      {
+        limits,
+        onProgress: (progress) => onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
+      },
+    )
+    const result = describePack(manifest, body.entries, output, limits, sourceReport.problems, manifestFile)
+    const written = await body.finish(
+      {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(result.manifest)}},
+      {
+        overwrite: options.force === true,
+        onProgress: (progress) => options.onProgress?.({phase: 'write', files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
+      },
+    )
+    return {...result, sha256: written.sha256, bytes: written.bytes, dryRun: false}
+  } catch (error) {
+    throw packErrorOf(error, output)
+  } finally {
+    body?.discard()
+  }
+}
 
-  const warnings: Diagnostic[] = sourceReport.problems.filter((problem) => problem.severity !== 'error')
-  const languages = deriveLanguages(hashed.map((file) => file.name))
+/**
+ * Everything a pack reports but the artifact's own size and digest: the packed manifest (with
+ * `files[]` from the digests of what was read and the derived `languages`) and the warnings.
+ * Refuses a packed manifest over the limit.
+ */
+function describePack(manifest: Manifest, files: readonly WrittenEntry[], output: string, limits: ArchiveLimits, sourceProblems: readonly Diagnostic[], manifestFile: string) {
+  const warnings: Diagnostic[] = sourceProblems.filter((problem) => problem.severity !== 'error')
+  const languages = deriveLanguages(files.map((file) => file.name))
   const declared = Array.isArray(manifest.languages) ? manifest.languages : []
   if (languages.length > 0 && declared.length > 0 && languageSetsDiffer(languages, declared)) {
     warnings.push(packWarning('languages-recomputed', `languages ${JSON.stringify(declared)} were replaced by ${JSON.stringify(languages)}, derived from Localization/**/*.resx.`, '/languages'))
   }
-  const files: FileDigest[] = hashed.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
-  const manifestText = renderPackedManifest(manifest, {files, ...(languages.length > 0 ? {languages} : {})})
+  const listed: FileDigest[] = files.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
+  const manifestText = renderPackedManifest(manifest, {files: listed, ...(languages.length > 0 ? {languages} : {})})
   const manifestBytes = Buffer.from(manifestText, 'utf8')
   if (manifestBytes.length > limits.maxManifestBytes) {
     throw new PackError('limit-exceeded', `The packed manifest.json would be ${manifestBytes.length} bytes, over the ${limits.maxManifestBytes}-byte limit.`, {
       details: {limit: 'maxManifestBytes', value: manifestBytes.length},
     })
   }
-  warnings.push(...packageWarnings(manifestBytes, hashed, manifestFile))
-  if (hashed.some((file) => /(^|\/)bin\/Debug\//i.test(file.name))) {
+  warnings.push(...packageWarnings(manifestBytes, files, manifestFile))
+  if (files.some((file) => /(^|\/)bin\/Debug\//i.test(file.name))) {
     warnings.push(packWarning('source-looks-like-debug-build', 'The tree holds bin/Debug/ files: this looks like a debug build. Pack a release build.', null))
   }
-
-  const digests = new Map(hashed.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))
-  const result = {
+  const digests = new Map(files.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))
+  return {
     path: output,
     id: manifest.id,
     version: manifest.version,
-    entries: hashed.length + 1,
-    uncompressedBytes: hashed.reduce((sum, file) => sum + file.size, manifestBytes.length),
-    files: hashed.map((file) => ({path: file.name, size: file.size})),
+    entries: files.length + 1,
+    uncompressedBytes: files.reduce((sum, file) => sum + file.size, manifestBytes.length),
+    files: files.map((file) => ({path: file.name, size: file.size})),
     warnings: dedupe(warnings),
     manifest: manifestBytes,
     digests,
     artifactDigest: computeArtifactDigest({unsignedManifest: unsignedManifestOf(manifestBytes), files: digests}),
   }
-  if (options.dryRun) return {...result, sha256: null, bytes: null, dryRun: true}
+}
 
-  const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
-  const written = await writePacked(output, manifestBytes, hashed, executables, limits, options)
-  return {...result, sha256: written.sha256, bytes: written.bytes, dryRun: false}
+function outputExists(output: string, cause?: unknown): PackError {
+  return new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {cause, details: {path: output}})
+}
+
+/** The writer's refusals that are pack's own outcomes, as PackError; anything else unchanged. */
+function packErrorOf(error: unknown, output: string): unknown {
+  if (isArchiveError(error, 'output-exists')) return outputExists(output, error)
+  if (isArchiveError(error, 'source-changed')) {
+    return new PackError('source-changed', `${error.message} Pack again once the build has finished writing.`, {cause: error, details: {...error.details, path: error.details.entry}})
+  }
+  return error
 }
 
 async function readSourceManifest(file: string): Promise<Uint8Array> {
@@ -175,7 +217,7 @@ function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): voi
  * Package-level findings on the packed manifest against the packed files: in `pack` they warn
  * (the artifact is still written) so a build script sees them before `validate --artifact` does.
  */
-function packageWarnings(manifestBytes: Uint8Array, files: readonly HashedFile[], manifestFile: string): Diagnostic[] {
+function packageWarnings(manifestBytes: Uint8Array, files: readonly WrittenEntry[], manifestFile: string): Diagnostic[] {
   const content: PackageContent = {kind: 'artifact', files: new Map(files.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))}
   const report = validateManifest(manifestBytes, {level: 'package', file: manifestFile, subjectKind: 'artifact', content})
   return report.problems.map((problem) => ({...problem, severity: 'warning' as const, line: null, column: null}))
@@ -193,73 +235,4 @@ function dedupe(warnings: Diagnostic[]): Diagnostic[] {
     seen.add(key)
     return true
   })
-}
-
-/**
- * Writes the archive beside `output`, then reads its central directory back: an entry that the
- * probe sent to deflate but that did not shrink is stored instead and the archive written again,
- * so that "stored where deflate does not shrink" holds exactly (DESIGN §5.4) and stays
- * deterministic. Only a finished, checked archive is renamed onto `output`.
- */
-async function writePacked(output: string, manifest: Buffer, files: readonly HashedFile[], executables: ReadonlySet<string>, limits: ArchiveLimits, options: PackOptions) {
-  const staged = `${output}.${randomBytes(6).toString('hex')}.partial`
-  const forget = trackTemporaryFile(staged)
-  let store = new Set(files.filter((file) => file.store).map((file) => file.name))
-  try {
-    for (;;) {
-      const entries: WriterEntry[] = [
-        {name: 'manifest.json', mode: 0o644, store: store.has('manifest.json'), source: {kind: 'buffer', data: manifest}},
-        ...files.map((file): WriterEntry => ({
-          name: file.name,
-          mode: executables.has(file.name) ? 0o755 : 0o644,
-          store: store.has(file.name),
-          source: {kind: 'file', path: file.absolutePath, size: file.size, sha256: file.sha256},
-        })),
-      ]
-      // The caller's limits hold for the written archive too (ratio, size), and writing reports progress.
-      const written = await writeArchive(staged, entries, {
-        limits,
-        onProgress: (progress) => options.onProgress?.({phase: 'write', files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
-      })
-      const fresh = (await entriesThatGrew(staged)).filter((name) => !store.has(name))
-      if (fresh.length > 0) {
-        store = new Set([...store, ...fresh])
-        continue
-      }
-      await moveIntoPlace(staged, output, options.force === true)
-      return {...written, path: output}
-    }
-  } finally {
-    await rm(staged, {force: true})
-    forget()
-  }
-}
-
-/**
- * Moves the checked archive onto `output`. Without `force` a hard link is made, which fails when
- * the output appeared since the up-front check: an existing file is never replaced silently.
- */
-async function moveIntoPlace(staged: string, output: string, force: boolean): Promise<void> {
-  if (force) return rename(staged, output)
-  try {
-    await link(staged, output)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EEXIST') {
-      throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {cause: error, details: {path: output}})
-    }
-    // A file system without hard links: fall back to a checked rename.
-    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw error
-    if (await pathExists(output)) throw new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
-    return rename(staged, output)
-  }
-}
-
-async function entriesThatGrew(file: string): Promise<string[]> {
-  const archive = await openArchive(file)
-  try {
-    return archive.entries.filter((entry) => entry.method === 8 && entry.compressedSize >= entry.uncompressedSize).map((entry) => entry.name)
-  } finally {
-    await archive.close()
-  }
 }

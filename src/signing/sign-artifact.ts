@@ -1,5 +1,4 @@
 import {lstat, rm} from 'node:fs/promises'
-import {deflateRawSync} from 'node:zlib'
 import {isArchiveError} from '../archive/errors.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
@@ -113,20 +112,16 @@ async function writeSigned(output: string, source: StrictArchive, payload: Reado
       source: {kind: 'stream', open: () => source.openEntry(entry), size: digest.size, sha256: digest.sha256},
     })
   }
+  // The writer deflates these only where that makes them smaller.
   for (const [name, data] of signed.chainEntries) {
-    entries.push({name, mode: 0o644, store: !deflateShrinks(data), source: {kind: 'buffer', data: Buffer.from(data)}})
+    entries.push({name, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(data)}})
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
-  const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: !deflateShrinks(signed.manifest), source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
+  const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
   try {
     return await writeArchive(output, [manifest, ...entries], {limits})
   } catch (error) {
     if (isArchiveError(error, 'output-exists')) throw new SigningError('output-exists', error.message, {cause: error, details: {path: output}})
     throw error
   }
-}
-
-/** DESIGN §5.4: deflate only where it shrinks the entry. */
-function deflateShrinks(data: Uint8Array): boolean {
-  return data.length > 0 && deflateRawSync(data, {level: 6}).length < data.length
 }

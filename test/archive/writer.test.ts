@@ -3,14 +3,16 @@ import {execFile, spawnSync} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
 import {readdir, readFile, rm, symlink, utimes, writeFile} from 'node:fs/promises'
 import path from 'node:path'
+import {Readable} from 'node:stream'
 import {after, before, describe, it} from 'node:test'
 import {promisify} from 'node:util'
+import {deflateRawSync} from 'node:zlib'
 import fc from 'fast-check'
 import yauzl from 'yauzl'
 import {ArchiveError} from '../../src/archive/errors.js'
 import {compareEntryNames} from '../../src/archive/names.js'
 import {openArchive} from '../../src/archive/reader.js'
-import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
+import {writeArchive, writeArchiveBody, type WriterEntry} from '../../src/archive/writer.js'
 import {fileEntries, makeTempDir, rejectionOf, sha256OfFile, writeTree} from './support.js'
 
 const execFileAsync = promisify(execFile)
@@ -102,9 +104,16 @@ describe('writeArchive', () => {
     )
   })
 
-  it('stores the entries marked store and deflates the others', async () => {
+  it('stores the entries marked store and those deflate does not shrink, and deflates the others', async () => {
     const {facts} = await rawFacts(file)
-    for (const fact of facts) assert.equal(fact.method, fact.name === 'assets/icon.png' ? 0 : 8, fact.name)
+    assert.deepEqual(Object.fromEntries(facts.map((fact) => [fact.name, fact.method])), {
+      'manifest.json': 8,
+      'Localization/Strings.de.resx': 0,
+      'assets/icon.png': 0,
+      'docs/read me.md': 8,
+      'runtimes/linux-x64/app': 8,
+      '\u00e9t\u00e9.txt': 0,
+    })
   })
 
   it('is read back by the strict reader with the sources\' digests', async () => {
@@ -199,12 +208,248 @@ describe('writeArchive', () => {
   })
 })
 
+/** Every reader we know reads `file` back: unzip -t, Python's zipfile, yauzl and the strict reader, each giving back `contents`. */
+async function assertReadEverywhere(file: string, contents: Record<string, Buffer>): Promise<void> {
+  const names = Object.keys(contents)
+  if (spawnSync('unzip', ['-v']).status === 0) {
+    const result = spawnSync('unzip', ['-t', file], {encoding: 'utf8'})
+    assert.equal(result.status, 0, result.stdout + result.stderr)
+  }
+  if (spawnSync('python3', ['--version']).status === 0) {
+    const script = 'import hashlib, json, sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps({i.filename: hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist()}))'
+    const result = spawnSync('python3', ['-c', script, file], {encoding: 'utf8', maxBuffer: 1 << 24})
+    assert.equal(result.status, 0, result.stderr)
+    assert.deepEqual(JSON.parse(result.stdout), Object.fromEntries(names.map((name) => [name, createHash('sha256').update(contents[name]!).digest('hex')])))
+  }
+  const zipfile = await yauzl.openPromise(file, {lazyEntries: true, decodeStrings: true, validateEntrySizes: true})
+  try {
+    const seen: string[] = []
+    for await (const entry of zipfile.eachEntry()) {
+      const chunks: Buffer[] = []
+      for await (const chunk of await zipfile.openReadStreamPromise(entry)) chunks.push(chunk as Buffer)
+      assert.ok(Buffer.concat(chunks).equals(contents[entry.fileName]!), `yauzl: ${entry.fileName}`)
+      seen.push(entry.fileName)
+    }
+    assert.deepEqual([...seen].sort(), [...names].sort())
+  } finally {
+    zipfile.close()
+  }
+  const archive = await openArchive(file)
+  try {
+    const digests = await archive.digestEntries()
+    for (const name of names) assert.deepEqual(digests.get(name), {size: contents[name]!.length, sha256: `sha256:${createHash('sha256').update(contents[name]!).digest('hex')}`}, name)
+  } finally {
+    await archive.close()
+  }
+}
+
+/** Bytes that look like a build's output: runs of source-like text, random blocks and zeros. */
+function mixedBytes(length: number, seed: number): Buffer {
+  const out = Buffer.alloc(length)
+  const words = ['public', 'static', 'async', 'Task', 'return', 'Weather', 'Station', 'null', 'foreach', 'var']
+  for (let offset = 0, block = seed; offset < length; offset += 64 * 1024, block++) {
+    const end = Math.min(length, offset + 64 * 1024)
+    if (block % 3 === 0) randomBytes(end - offset).copy(out, offset)
+    else if (block % 3 === 1) Buffer.from(Array.from({length: (end - offset) / 4}, (_, i) => `${words[(i * 7 + block) % words.length]} ${i % 97}`).join('\n')).copy(out, offset, 0, end - offset)
+  }
+  return out
+}
+
+describe('writeArchive: entries of several chunks, deflated in parallel', () => {
+  let temp: {dir: string; remove: () => Promise<void>}
+  let output: string
+  const files: Record<string, Buffer> = {}
+  let entries: WriterEntry[]
+
+  before(async () => {
+    temp = await makeTempDir('writer-chunks')
+    files['big/exactly-two-chunks.bin'] = mixedBytes(2 * MiB, 1)
+    files['big/mixed.bin'] = mixedBytes(3 * MiB + 123, 2)
+    files['big/text.txt'] = Buffer.from('The same line, with a counter that changes: 0000000\n'.repeat(45_000).replace(/0000000/g, () => String(Math.floor(Math.random() * 1e7)).padStart(7, '0')))
+    files['small.txt'] = Buffer.from('small\n'.repeat(100))
+    await writeTree(temp.dir, files)
+    // No digests given: the writer hashes what it reads.
+    entries = Object.keys(files).map((name) => ({name, mode: 0o644, store: false, source: {kind: 'file', path: path.join(temp.dir, ...name.split('/')), size: files[name]!.length}}))
+    output = path.join(temp.dir, 'chunks.svcPlugin')
+    await writeArchive(output, entries)
+  })
+  after(async () => {
+    await temp.remove()
+  })
+
+  it('is read back intact by unzip -t, Python\'s zipfile, yauzl and the strict reader', async () => {
+    await assertReadEverywhere(output, files)
+  })
+
+  it('deflates each into one stream within 0.1 % of the size of a single zlib stream', async () => {
+    const {facts} = await rawFacts(output)
+    const archive = await openArchive(output)
+    try {
+      for (const name of ['big/exactly-two-chunks.bin', 'big/mixed.bin', 'big/text.txt']) {
+        const entry = archive.get(name)!
+        assert.equal(entry.method, 8, name)
+        const single = deflateRawSync(files[name]!, {level: 6}).length
+        assert.ok(Math.abs(entry.compressedSize - single) <= single / 1000, `${name}: ${entry.compressedSize} against ${single}`)
+      }
+    } finally {
+      await archive.close()
+    }
+    assert.equal(facts.length, 4)
+  })
+
+  it('writes the same bytes whatever the size of the thread pool', async () => {
+    // The children run what this test runs: the sources under tsx, dist/ under plain node.
+    const writerUrl = new URL(`../../src/archive/writer${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url).href
+    const code = [`const {writeArchive} = await import(${JSON.stringify(writerUrl)})`, `await writeArchive(process.env.OUT, JSON.parse(process.env.ENTRIES))`].join('\n')
+    const expected = await readFile(output)
+    for (const threads of ['1', '4']) {
+      const out = path.join(temp.dir, `pool-${threads}.svcPlugin`)
+      await execFileAsync(process.execPath, [...process.execArgv, '--input-type=module', '-e', code], {env: {...process.env, UV_THREADPOOL_SIZE: threads, OUT: out, ENTRIES: JSON.stringify(entries)}})
+      assert.ok((await readFile(out)).equals(expected), `the archive written with UV_THREADPOOL_SIZE=${threads} differs`)
+    }
+  })
+})
+
+describe('writeArchive: stored or deflated, decided from the bytes alone', () => {
+  let temp: {dir: string; remove: () => Promise<void>}
+  let output: string
+  // Compressible only in its first 200 bytes: the probe of the first 16 KiB says deflate, but the
+  // whole entry comes out larger deflated (a stored block's 5 bytes per 16 KiB outweigh the zeros).
+  const lateIncompressible = Buffer.concat([Buffer.alloc(200), randomBytes(2 * MiB + MiB / 2)])
+  const files: Record<string, Buffer> = {
+    'empty.txt': Buffer.alloc(0),
+    'random-small.bin': randomBytes(10_000),
+    'random-large.bin': randomBytes(100_000),
+    'text-large.txt': Buffer.from('compressible text\n'.repeat(6000)),
+    'text-marked-store.txt': Buffer.from('compressible text\n'.repeat(600)),
+    'z-late-incompressible.bin': lateIncompressible,
+  }
+  let methods: Record<string, {method: number; compressed: number; size: number}>
+
+  before(async () => {
+    temp = await makeTempDir('writer-methods')
+    await writeTree(temp.dir, files)
+    output = path.join(temp.dir, 'methods.svcPlugin')
+    await writeArchive(output, await fileEntries(temp.dir, Object.keys(files), {stored: ['text-marked-store.txt']}))
+    const archive = await openArchive(output)
+    methods = Object.fromEntries(archive.entries.map((entry) => [entry.name, {method: entry.method, compressed: entry.compressedSize, size: entry.uncompressedSize}]))
+    await archive.close()
+  })
+  after(async () => {
+    await temp.remove()
+  })
+
+  it('stores an empty entry', () => {
+    assert.deepEqual(methods['empty.txt'], {method: 0, compressed: 0, size: 0})
+  })
+  it('stores an entry of at most 16 KiB that deflate does not shrink', () => {
+    assert.ok(deflateRawSync(files['random-small.bin']!, {level: 6}).length >= 10_000, 'premise: deflate grows random bytes')
+    assert.equal(methods['random-small.bin']?.method, 0)
+  })
+  it('stores a larger entry whose first 16 KiB do not deflate, without deflating it', () => {
+    assert.equal(methods['random-large.bin']?.method, 0)
+  })
+  it('deflates an entry that deflate shrinks', () => {
+    assert.equal(methods['text-large.txt']?.method, 8)
+    assert.ok(methods['text-large.txt']!.compressed < methods['text-large.txt']!.size / 10)
+  })
+  it('stores an entry marked store, compressible or not', () => {
+    assert.equal(methods['text-marked-store.txt']?.method, 0)
+  })
+  it('stores an entry of several chunks that came out no smaller deflated, read again', () => {
+    assert.ok(deflateRawSync(lateIncompressible.subarray(0, 16 * 1024), {level: 1}).length < 16 * 1024, 'premise: the probe says deflate')
+    assert.ok(deflateRawSync(lateIncompressible, {level: 6}).length >= lateIncompressible.length, 'premise: deflate does not shrink it')
+    assert.deepEqual(methods['z-late-incompressible.bin'], {method: 0, compressed: lateIncompressible.length, size: lateIncompressible.length})
+  })
+  it('never deflates an entry without making it smaller, and every entry reads back intact', async () => {
+    for (const [name, {method, compressed, size}] of Object.entries(methods)) assert.ok(method === 0 ? compressed === size : compressed < size, name)
+    await assertReadEverywhere(output, files)
+  })
+
+  it('is source-changed (digest-changed) when the second read of such an entry differs from the first, and leaves nothing behind', async () => {
+    const dir = path.join(temp.dir, 'reread')
+    await writeTree(dir, {'.keep': ''})
+    let opened = 0
+    const altered = Buffer.from(lateIncompressible)
+    altered[altered.length - 1]! ^= 0xff
+    const source: WriterEntry['source'] = {kind: 'stream', size: lateIncompressible.length, open: () => Readable.from([(opened++ === 0 ? lateIncompressible : altered)])}
+    const error = await rejectionOf(writeArchive(path.join(dir, 'out.svcPlugin'), [{name: 'late.bin', mode: 0o644, store: false, source}]))
+    assert.equal(opened, 2)
+    assert.deepEqual({code: error.code, reason: error.details.reason, entry: error.details.entry}, {code: 'source-changed', reason: 'digest-changed', entry: 'late.bin'})
+    assert.deepEqual(await readdir(dir), ['.keep'])
+  })
+})
+
+describe('writeArchiveBody: the entries behind a first entry that depends on them', () => {
+  it('reports the size and digest of what it read, then writes the first entry in front and leaves only the archive', async () => {
+    const temp = await makeTempDir('writer-body')
+    try {
+      const files = {'a.txt': 'alpha\n'.repeat(50), 'b/c.bin': randomBytes(3000), 'b/d.txt': 'delta\n'}
+      await writeTree(temp.dir, files)
+      const output = path.join(temp.dir, 'out', 'body.svcPlugin')
+      await writeTree(temp.dir, {'out/.keep': ''})
+      const entries: WriterEntry[] = Object.keys(files).map((name) => ({name, mode: 0o644, store: false, source: {kind: 'file', path: path.join(temp.dir, ...name.split('/')), size: Buffer.byteLength(files[name as keyof typeof files])}}))
+      const body = await writeArchiveBody(output, entries)
+      try {
+        assert.deepEqual(
+          body.entries,
+          Object.entries(files).map(([name, data]) => ({name, size: Buffer.byteLength(data), sha256: `sha256:${createHash('sha256').update(data).digest('hex')}`})),
+        )
+        const manifest = Buffer.from(JSON.stringify({files: body.entries}))
+        const written = await body.finish({name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: manifest}})
+        assert.equal(written.entries, 4)
+        await assertReadEverywhere(output, {'manifest.json': manifest, ...Object.fromEntries(Object.entries(files).map(([name, data]) => [name, Buffer.from(data)]))})
+        assert.equal(createHash('sha256').update(await readFile(output)).digest('hex'), written.sha256)
+      } finally {
+        body.discard()
+      }
+      assert.deepEqual((await readdir(path.dirname(output))).sort(), ['.keep', 'body.svcPlugin'])
+    } finally {
+      await temp.remove()
+    }
+  })
+
+  it('refuses a first entry that would not come first, or whose name another entry holds, and leaves nothing', async () => {
+    const temp = await makeTempDir('writer-body-first')
+    try {
+      await writeTree(temp.dir, {'b.txt': 'b'})
+      const output = path.join(temp.dir, 'out.svcPlugin')
+      const body = await writeArchiveBody(output, [{name: 'b.txt', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('b')}}])
+      try {
+        const late = await rejectionOf(body.finish({name: 'c.txt', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('c')}}))
+        assert.ok(late instanceof RangeError, String(late))
+        const twin = await rejectionOf(body.finish({name: 'B.TXT', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('c')}}))
+        assert.deepEqual({code: twin.code, reason: twin.details.reason}, {code: 'archive-malformed', reason: 'case-collision'})
+      } finally {
+        body.discard()
+      }
+      assert.deepEqual(await readdir(temp.dir), ['b.txt'])
+    } finally {
+      await temp.remove()
+    }
+  })
+})
+
+describe('writeArchive: nothing that would need ZIP64', () => {
+  it('refuses more than 65,534 entries (archive-unsupported, zip64) before reading any', async () => {
+    const entries: WriterEntry[] = Array.from({length: 65_535}, (_, i) => ({name: `f${String(i).padStart(5, '0')}`, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.alloc(0)}}))
+    const error = await rejectionOf(writeArchive(path.join(process.cwd(), 'never-written.svcPlugin'), entries, {limits: {maxEntries: 100_000}}))
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'archive-unsupported', reason: 'zip64'})
+  })
+  it('refuses an entry of 4 GiB (archive-unsupported, zip64) without opening its source', async () => {
+    let opened = false
+    const huge: WriterEntry = {name: 'huge.bin', mode: 0o644, store: false, source: {kind: 'stream', size: 2 ** 32, open: () => ((opened = true), Readable.from([]))}}
+    const error = await rejectionOf(writeArchive(path.join(process.cwd(), 'never-written.svcPlugin'), [huge], {limits: {maxEntryBytes: 2 ** 33, maxTotalBytes: 2 ** 33, maxArchiveBytes: 2 ** 33}}))
+    assert.deepEqual({code: error.code, reason: error.details.reason, opened}, {code: 'archive-unsupported', reason: 'zip64', opened: false})
+  })
+})
+
 describe('writeArchive with large and many files', () => {
-  it('streams files over 8 MiB and feeds many small files in batches, all read back intact', async () => {
+  it('writes a file of several chunks among many small files, all read back intact', async () => {
     const temp = await makeTempDir('writer-large')
     try {
       const files: Record<string, Buffer> = {'big/huge.bin': Buffer.alloc(9 * MiB + 123, 0x61)}
-      // About 12 MiB of small files: several 4 MiB batches, so the later ones wait for the earlier ones.
+      // About 12 MiB of small files behind a large one: more than the writer holds in memory at once.
       for (let i = 0; i < 48; i++) {
         const body = Buffer.alloc(256 * 1024, i)
         body.write(`file ${i}`, 0)
@@ -298,7 +543,7 @@ describe('writeArchive failures', () => {
     assert.deepEqual(after, before)
   })
 
-  it('is source-changed (digest-changed) when a streamed file over 8 MiB was edited', async () => {
+  it('is source-changed (digest-changed) when a file of several chunks was edited keeping its size', async () => {
     const {error, after, before} = await failingWrite('edited-large', {'manifest.json': '{}', 'big.bin': Buffer.alloc(9 * MiB, 1), 'z.txt': 'z'}, async (dir) => {
       const edited = Buffer.alloc(9 * MiB, 1)
       edited[5 * MiB] = 2

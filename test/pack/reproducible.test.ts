@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict'
-import {execFileSync} from 'node:child_process'
+import {execFile, execFileSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {chmod, readdir, readFile, utimes} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import {promisify} from 'node:util'
 import {pack, type PackResult} from '../../src/pack/pack.js'
 import {copyExample, pythonZipInfo, scratch, unzipTest, writeTree, type ZipInfo} from './support.js'
+
+const execFileAsync = promisify(execFile)
 
 /** Entrypoint executables of the example plugin: written 0755 whatever their mode on disk. */
 const executables = ['runtimes/linux-x64/weather-station', 'runtimes/osx-arm64/weather-station', 'runtimes/win-x64/WeatherStation.exe']
@@ -24,6 +27,7 @@ async function restamp(dir: string, fileMode: number, dirMode: number, when: Dat
 
 describe('pack: deterministic output', () => {
   let work: {dir: string; cleanup: () => Promise<void>}
+  let a: string
   let first: PackResult
   let second: PackResult
   let info: ZipInfo
@@ -36,11 +40,13 @@ describe('pack: deterministic output', () => {
     'data/\u{1f600}.txt': 'grinning face\n',
     'donn\u00e9es/\u00e9t\u00e9.txt': 'summer\n',
     'README.MD.bak': 'upper case sorts first\n',
+    // Several deflate chunks, compressed in parallel: random runs between lines of text.
+    'data/large.bin': Buffer.concat(Array.from({length: 40}, (_, i) => (i % 4 === 1 ? randomBytes(64 * 1024) : Buffer.from(`line ${i} of a large file\n`.repeat(2600))))),
   }
 
   before(async () => {
     work = await scratch('reproducible')
-    const a = await copyExample(path.join(work.dir, 'a'))
+    a = await copyExample(path.join(work.dir, 'a'))
     await writeTree(a, extra)
     await restamp(a, 0o644, 0o755, new Date('2001-02-03T04:05:06Z'))
     for (const name of executables) await chmod(path.join(a, name), 0o755)
@@ -67,6 +73,18 @@ describe('pack: deterministic output', () => {
     assert.ok(x.equals(y), 'the two artifacts differ')
     assert.equal(first.sha256, second.sha256)
     assert.equal(first.bytes, x.length)
+  })
+
+  it('writes the same bytes with a thread pool of one thread and of four', async () => {
+    // The children run what this test runs: the sources under tsx, dist/ under plain node.
+    const packUrl = new URL(`../../src/pack/pack${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url).href
+    const code = `const {pack} = await import(${JSON.stringify(packUrl)}); await pack(process.env.SOURCE, {output: process.env.OUT})`
+    const expected = await readFile(first.path)
+    for (const threads of ['1', '4']) {
+      const out = path.join(work.dir, `pool-${threads}.svcPlugin`)
+      await execFileAsync(process.execPath, [...process.execArgv, '--input-type=module', '-e', code], {env: {...process.env, UV_THREADPOOL_SIZE: threads, SOURCE: a, OUT: out}})
+      assert.ok((await readFile(out)).equals(expected), `the artifact packed with UV_THREADPOOL_SIZE=${threads} differs`)
+    }
   })
 
   it("is read by Python's zipfile: testzip() finds nothing, every entry is listed", () => {
@@ -117,6 +135,7 @@ describe('pack: deterministic output', () => {
     assert.equal(byName.get('data/notes.txt')?.method, 8)
     assert.equal(byName.get('manifest.json')?.method, 8)
     assert.equal(byName.get('data/empty.txt')?.method, 0)
+    assert.equal(byName.get('data/large.bin')?.method, 8)
   })
 
   it('has no deflated entry bigger than its data', () => {

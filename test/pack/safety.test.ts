@@ -3,9 +3,10 @@ import {appendFileSync} from 'node:fs'
 import {chmod, mkdir, readdir, readFile, utimes, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {afterEach, beforeEach, describe, it} from 'node:test'
+import {openArchive} from '../../src/archive/reader.js'
 import {PackError} from '../../src/pack/errors.js'
 import {pack, type PackProgress} from '../../src/pack/pack.js'
-import {copyExample, rejectionOf, scratch, sha256sum, snapshotTree, writeTree} from './support.js'
+import {copyExample, rejectionOf, scratch, sha256Hex, sha256sum, snapshotTree, writeTree} from './support.js'
 
 describe('pack: what it writes, and what it never touches', () => {
   let work: {dir: string; cleanup: () => Promise<void>}
@@ -75,24 +76,44 @@ describe('pack: what it writes, and what it never touches', () => {
   })
 
   describe('a failure while writing', () => {
-    it('leaves no temporary file beside the output when a file changes after hashing (source-changed)', async () => {
-      const changed = path.join(source, 'README.md')
+    it('is source-changed when a file grew since it was listed, and leaves no temporary file beside the output', async () => {
+      // Files are read one after the other, in archive order: when the first one is done, the last is not read yet.
+      const last = path.join(source, 'runtimes', 'win-x64', 'WeatherStation.exe')
       let touched = false
       const error = await rejectionOf(
         pack(source, {
           output,
           onProgress: (progress: PackProgress) => {
-            // Once every file is hashed, and before it is written: the build is still writing.
-            if (progress.phase === 'hash' && progress.files === progress.totalFiles && !touched) {
+            if (progress.phase === 'hash' && progress.files === 1 && !touched) {
               touched = true
-              appendFileSync(changed, 'one more line\n')
+              appendFileSync(last, 'one more line\n')
             }
           },
         }),
       )
       assert.ok(touched)
-      assert.equal(error.code, 'source-changed', String(error))
+      assert.ok(error instanceof PackError, String(error))
+      assert.deepEqual({code: error.code, reason: error.details.reason, path: error.details.path}, {code: 'source-changed', reason: 'size-changed', path: 'runtimes/win-x64/WeatherStation.exe'})
       assert.deepEqual(await readdir(outDir), [])
+    })
+
+    it('writes the bytes it hashed: a file changed once read is packed as it was read, and files[] agrees', async () => {
+      const first = path.join(source, 'Localization', 'Strings.de.resx')
+      const original = await readFile(first)
+      const result = await pack(source, {
+        output,
+        onProgress: (progress: PackProgress) => {
+          if (progress.phase === 'hash' && progress.files === 1) appendFileSync(first, 'changed after it was read\n')
+        },
+      })
+      const archive = await openArchive(result.path)
+      try {
+        const digests = await archive.digestEntries()
+        assert.deepEqual(digests.get('Localization/Strings.de.resx'), {size: original.length, sha256: `sha256:${sha256Hex(original)}`})
+        assert.deepEqual(result.digests.get('Localization/Strings.de.resx'), digests.get('Localization/Strings.de.resx'))
+      } finally {
+        await archive.close()
+      }
     })
 
     it('leaves no temporary file beside the output when the output folder vanishes', async () => {

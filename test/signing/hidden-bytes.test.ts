@@ -90,7 +90,9 @@ describe('unsigned bytes hidden in a signed artifact', () => {
   it('refuses a file whose deflate stream is padded with empty blocks whose spare bits carry a payload', async () => {
     const hidden = randomBytes(2000)
     const mutant = edited((records) => {
-      const item = record(records, 'Localization/Strings.resx')
+      // The writer deflates only what deflate shrinks: the manifest is deflated, the tiny payload files are stored.
+      const item = record(records, 'manifest.json')
+      assert.equal(item.centralFixed.readUInt16LE(10), 8, 'premise: manifest.json is deflated')
       // Each non-final empty stored block is 5 bytes; deflate ignores the 5 padding bits after its 3 header bits.
       const padding = Buffer.concat([...hidden].map((byte) => Buffer.from([(byte & 0x1f) << 3, 0x00, 0x00, 0xff, 0xff])))
       item.data = Buffer.concat([padding, item.data])

@@ -1,0 +1,89 @@
+import zlib from 'node:zlib'
+
+/**
+ * Raw deflate for archive entries, one fixed-size chunk at a time so that the chunks of one entry
+ * compress in parallel on the thread pool (the pigz technique): each chunk is deflated on its own,
+ * primed with the 32 KiB of input before it as dictionary, and ends with a sync flush (an empty
+ * stored block that byte-aligns the output) except the entry's last, which finishes the stream.
+ * Concatenated in order, the chunks form one valid raw deflate stream. Every piece depends only on
+ * the entry's bytes, never on the number of cores or on timing, so the output is deterministic.
+ * See docs/artifact-format.md, "Stored or deflated".
+ */
+
+/** Compression level of every deflated entry. */
+export const deflateLevel = 6
+
+/**
+ * Input bytes per chunk. It must never depend on the machine (the output would). Measured on the
+ * bench tree: 1 MiB chunks cost about 0.01 % of compressed size against one stream per entry
+ * (128 KiB: up to 0.1 %), and keep the per-job overhead of the thread pool negligible.
+ */
+export const deflateChunkBytes = 1024 * 1024
+
+/** A deflate window: the most input a back-reference can reach, so the most dictionary that helps. */
+const dictionaryBytes = 32 * 1024
+
+/** Bytes at the start of an entry that decide whether deflating it is worth trying. */
+export const probeBytes = 16 * 1024
+
+// Deflate output comes in parts of this size. zlib's default 16 KiB would cost a round trip between
+// the thread pool and this thread per 16 KiB of output; parts kept apart (never concatenated) are
+// allocations of one size, which the allocator recycles well.
+const outputPartBytes = 64 * 1024
+
+/**
+ * Room for all the raw deflate output of `length` bytes in one buffer (zlib's bound, with a margin
+ * for the flush): a small input's output then fits one allocation of about its own size.
+ */
+function outputBound(length: number): number {
+  return length + (length >> 10) + 64
+}
+
+// See deflatesAtOnce.
+const inlineDeflateMaxBytes = 16 * 1024
+
+/**
+ * Deflates one chunk of an entry. `dictionary` is the input that precedes the chunk in its entry
+ * (null for the first chunk); `last` finishes the stream. The output comes in parts, in order. It
+ * is identical whichever thread computes it: a chunk small enough ({@link deflatesAtOnce}) is
+ * deflated on the calling thread before this returns, a larger one on the thread pool.
+ */
+export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boolean): Buffer[] | Promise<Buffer[]> {
+  const options: zlib.ZlibOptions = {
+    level: deflateLevel,
+    finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+    chunkSize: Math.min(outputPartBytes, outputBound(chunk.length)),
+    ...(dictionary === null ? {} : {dictionary}),
+  }
+  if (deflatesAtOnce(chunk.length)) return [zlib.deflateRawSync(chunk, options)]
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    const deflater = zlib.createDeflateRaw(options)
+    deflater.on('data', (part: Buffer) => parts.push(part))
+    deflater.on('end', () => resolve(parts))
+    deflater.on('error', reject)
+    deflater.end(chunk)
+  })
+}
+
+/**
+ * True for a chunk so small that it is deflated on the calling thread: a trip through the thread
+ * pool (a zlib context set up, two thread hand-offs) costs more than the work.
+ */
+export function deflatesAtOnce(length: number): boolean {
+  return length <= inlineDeflateMaxBytes
+}
+
+/** The dictionary for the chunk after `chunk`: a copy of its last 32 KiB (a copy, so the chunk itself can be freed). */
+export function dictionaryAfter(chunk: Buffer): Buffer {
+  return Buffer.from(chunk.subarray(Math.max(0, chunk.length - dictionaryBytes)))
+}
+
+/**
+ * The cheap test that keeps incompressible data (already compressed, encrypted or random) from
+ * being deflated whole: true when raw deflate at level 1 of `head`, an entry's first
+ * {@link probeBytes}, is not smaller than it.
+ */
+export function probeSaysStore(head: Buffer): boolean {
+  return zlib.deflateRawSync(head, {level: 1, chunkSize: outputBound(head.length)}).length >= head.length
+}
