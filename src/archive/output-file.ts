@@ -1,4 +1,4 @@
-import {closeSync, ftruncateSync, openSync, readSync, writeSync} from 'node:fs'
+import {closeSync, ftruncateSync, openSync, read, readSync, write, writeSync} from 'node:fs'
 
 // Appends are gathered into writes of about this size: an archive is written in many small pieces
 // (headers, small entries), and one system call per piece costs more than the copy it saves. A
@@ -61,6 +61,48 @@ export class OutputFile {
       filled += bytes
     }
     return target.subarray(0, filled)
+  }
+
+  /**
+   * Reads like {@link read}, on the thread pool: for copying a whole file while this thread hashes,
+   * when no deflate is queued there. Nothing appended may still be pending.
+   */
+  readLater(target: Buffer, position: number): Promise<Buffer> {
+    if (this.#buffered > 0) throw new Error(`${this.path} has bytes not yet written.`)
+    const fd = this.#open()
+    return new Promise((resolve, reject) => {
+      const next = (filled: number): void => {
+        if (filled === target.length) return resolve(target)
+        read(fd, target, filled, target.length - filled, position + filled, (error, bytes) => {
+          if (error) reject(error)
+          else if (bytes === 0) resolve(target.subarray(0, filled))
+          else next(filled + bytes)
+        })
+      }
+      next(0)
+    })
+  }
+
+  /**
+   * Appends bytes with a write on the thread pool (see {@link readLater}); `data` must not change
+   * until the returned promise settles, and the file must not be finished before it has.
+   */
+  appendLater(data: Buffer): Promise<void> {
+    this.flush()
+    const fd = this.#open()
+    const position = this.length
+    this.length += data.length
+    return new Promise((resolve, reject) => {
+      const next = (done: number): void => {
+        if (done === data.length) return resolve()
+        write(fd, data, done, data.length - done, position + done, (error, bytes) => {
+          if (error) reject(error)
+          else if (bytes === 0) reject(new Error(`Wrote nothing at offset ${position + done} of ${this.path}.`))
+          else next(done + bytes)
+        })
+      }
+      next(0)
+    })
   }
 
   /** Writes out every appended byte. */

@@ -362,15 +362,45 @@ class Body {
       }
       const shift = file.length
       const length = this.#file.length
-      let next = 0
-      for (let offset = 0; offset < length; ) {
-        const chunk = output(this.temporary, () => this.#file.read(buffer.subarray(0, Math.min(copyChunkBytes, length - offset)), offset))
-        if (chunk.length === 0) throw outputError(this.temporary, new Error(`it ended at ${offset} of ${length} bytes`))
-        output(temporary, () => file!.append(chunk))
-        hash.update(chunk)
-        offset += chunk.length
-        // An entry counts as copied once all its data is in place.
-        for (; next < this.records.length && dataEnd(this.records[next]!) <= offset; next++) options.copied?.(this.entries[next]!)
+      // The body is copied with reads and writes on the thread pool (idle by now) while this thread
+      // hashes: a ring of buffers, each reused once its write is done.
+      const ring = [buffer, Buffer.allocUnsafe(copyChunkBytes), Buffer.allocUnsafe(copyChunkBytes)]
+      const writes: Promise<void>[] = []
+      // Every read and write is settled before the descriptors may be closed, even after a failure:
+      // a late write to a closed (and reused) descriptor number would land in another file.
+      const inflight: Promise<unknown>[] = []
+      const track = <T>(promise: Promise<T>): Promise<T> => {
+        promise.catch(() => undefined)
+        inflight.push(promise)
+        return promise
+      }
+      try {
+        const readBody = (slot: number, offset: number) => track(this.#file.readLater(ring[slot]!.subarray(0, Math.min(copyChunkBytes, length - offset)), offset))
+        let reading = length > 0 ? readBody(0, 0) : null
+        let next = 0
+        for (let index = 0, offset = 0; offset < length; index++) {
+          const chunk = await reading!.catch((error: unknown) => {
+            throw outputError(this.temporary, error)
+          })
+          if (chunk.length === 0) throw outputError(this.temporary, new Error(`it ended at ${offset} of ${length} bytes`))
+          offset += chunk.length
+          if (offset < length) {
+            const slot = (index + 1) % ring.length
+            await writes[slot]
+            reading = readBody(slot, offset)
+          }
+          writes[index % ring.length] = track(
+            file.appendLater(chunk).catch((error: unknown) => {
+              throw outputError(temporary, error)
+            }),
+          )
+          hash.update(chunk)
+          // An entry counts as copied once all its data is in place.
+          for (; next < this.records.length && dataEnd(this.records[next]!) <= offset; next++) options.copied?.(this.entries[next]!)
+        }
+        await Promise.all(writes)
+      } finally {
+        await Promise.allSettled(inflight)
       }
       for (const record of this.records) records.push({record, offset: record.offset + shift})
       const directoryOffset = shift + length
@@ -406,11 +436,12 @@ function dataEnd(record: EntryRecord): number {
 
 const copyChunkBytes = 4 * 1024 * 1024
 
-// At most this many bytes of entry data are held between being read and being written (raw chunks
+// At most this many bytes of entry data are held between being read and being written (chunks
 // waiting for deflate, pieces waiting for their turn), and at most this many entries are between
-// read and written: the bound does not grow with entry sizes or counts. Measured on the bench
-// tree, 16 MiB keeps both cores busy through the largest entries.
-const bufferedBytesMax = 16 * 1024 * 1024
+// read and written: neither grows with entry sizes or counts. Measured on the bench tree, 8 MiB
+// (eight 1 MiB chunks for four pool threads) packs as fast as 16 MiB and keeps about 15 MB less
+// resident.
+const bufferedBytesMax = 8 * 1024 * 1024
 const bufferedEntriesMax = 256
 
 /**

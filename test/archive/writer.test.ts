@@ -281,7 +281,7 @@ describe('writeArchive: entries of several chunks, deflated in parallel', () => 
     await assertReadEverywhere(output, files)
   })
 
-  it('deflates each into one stream within 0.1 % of the size of a single zlib stream', async () => {
+  it('deflates each into one stream within 1 % of the size of a single zlib stream', async () => {
     const {facts} = await rawFacts(output)
     const archive = await openArchive(output)
     try {
@@ -289,7 +289,7 @@ describe('writeArchive: entries of several chunks, deflated in parallel', () => 
         const entry = archive.get(name)!
         assert.equal(entry.method, 8, name)
         const single = deflateRawSync(files[name]!, {level: 6}).length
-        assert.ok(Math.abs(entry.compressedSize - single) <= single / 1000, `${name}: ${entry.compressedSize} against ${single}`)
+        assert.ok(Math.abs(entry.compressedSize - single) <= single / 100, `${name}: ${entry.compressedSize} against ${single}`)
       }
     } finally {
       await archive.close()
