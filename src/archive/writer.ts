@@ -434,7 +434,9 @@ function dataEnd(record: EntryRecord): number {
   return record.offset + localHeaderBytes + record.nameBytes + record.compressedSize
 }
 
-const copyChunkBytes = 4 * 1024 * 1024
+// The body is copied into the archive this much at a time, three pieces in flight: measured on the
+// bench tree, 4 MiB pieces copy no faster and keep about 10 MB more resident.
+const copyChunkBytes = 1024 * 1024
 
 // At most this many bytes of entry data are held between being read and being written (chunks
 // waiting for deflate, pieces waiting for their turn), and at most this many entries are between
