@@ -11,7 +11,7 @@ import zlib from 'node:zlib'
  */
 
 /** Compression level of every deflated entry. */
-export const deflateLevel = 6
+const deflateLevel = 6
 
 // zlib's largest hash table and block buffer: measured on the bench tree's compressible files,
 // about 10 % less CPU than its default (8) and 0.1 % smaller output. The probe gains as much.
@@ -75,7 +75,7 @@ export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boo
  * True for a chunk so small that it is deflated on the calling thread: a trip through the thread
  * pool (a zlib context set up, two thread hand-offs) costs more than the work.
  */
-export function deflatesAtOnce(length: number): boolean {
+function deflatesAtOnce(length: number): boolean {
   return length <= inlineDeflateMaxBytes
 }
 

@@ -7,11 +7,12 @@ const coalesceBytes = 1024 * 1024
 
 /**
  * A file the writer creates (exclusively: `wx`, never an existing file) and fills front to back with
- * coalesced, positioned, synchronous writes (the thread pool is kept for deflate; see source.ts).
- * Small appends are copied into one buffer of its own, large ones written at once: a caller's
- * buffer is never kept once `append` returned. Bytes already appended can be overwritten (`patch`)
- * or cut off (`truncate`), and read back. I/O errors are thrown as they are; the writer turns them
- * into `write-failed`.
+ * coalesced, positioned, synchronous writes (the thread pool is kept for deflate; see source.ts),
+ * or with reads and writes on the thread pool once no deflate is queued there (`readLater`,
+ * `appendLater`). Small appends are copied into one buffer of its own, large ones written at once:
+ * a caller's buffer is never kept once `append` returned. Bytes already appended can be
+ * overwritten (`patch`), cut off (`truncate`) and read back. I/O errors are thrown as they are;
+ * the writer turns them into `write-failed`.
  */
 export class OutputFile {
   #fd: number | null

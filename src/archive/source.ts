@@ -27,7 +27,7 @@ export function expectedDigestHex(name: string, source: WriterSource): string | 
 }
 
 /** The 64 lowercase hex digits of a `sha256:<hex>` (or bare hex) digest; throws a RangeError otherwise. */
-export function digestHex(digest: string, name: string): string {
+function digestHex(digest: string, name: string): string {
   const match = /^(?:sha256:)?([0-9a-f]{64})$/i.exec(digest)
   if (match === null) throw new RangeError(`The digest given for ${quoteName(name)} is not a SHA-256 digest: ${JSON.stringify(digest)}.`)
   return match[1]!.toLowerCase()
