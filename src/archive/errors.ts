@@ -5,9 +5,9 @@ import type {EntryPathProblem} from './path-policy.js'
  * What went wrong with an archive, coarse enough to act on:
  * - `not-an-artifact`: not a ZIP at all (no end record) or not a regular file; the CLI exits 3.
  * - `file-not-found`: the archive does not exist; `unreadable`: it exists but cannot be read.
- * - `unsafe-entry`: an entry breaks the path policy or is a symlink, FIFO, socket or device (§5.1).
- * - `limit-exceeded`: a limit of §5.2 is broken, declared or real.
- * - `archive-malformed`: the structure lies (§5.3): stray bytes, headers that disagree, overlaps,
+ * - `unsafe-entry`: an entry breaks the path policy or is a symlink, FIFO, socket or device (see docs/artifact-format.md).
+ * - `limit-exceeded`: an archive limit is broken, declared or real.
+ * - `archive-malformed`: the structure lies: stray bytes, headers that disagree, overlaps,
  *   CRC or size lies, duplicate or colliding names, or it holds bytes no header accounts for (entry
  *   comments, extra fields outside their layout, data in a directory entry, padded deflate streams).
  * - `archive-unsupported`: well-formed but outside what we read: ZIP64, encryption, methods other

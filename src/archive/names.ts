@@ -23,7 +23,7 @@ export function compareEntryNames(a: string, b: string): number {
 
 /**
  * The file names of one archive, refusing any name that would land on a file or folder another
- * name already claims (DESIGN §5.1): an exact duplicate, a name equal case-insensitively or after
+ * name already claims: an exact duplicate, a name equal case-insensitively or after
  * NFC, or a file where another entry needs a folder (`a` beside `a/b`). Used by the reader and the
  * writer alike, so nothing is written that no reader would accept.
  */

@@ -20,7 +20,7 @@ export interface MergeOptions {
   output: string
   /** Replace an existing output file. */
   force?: boolean
-  /** Archive limits for reading the inputs and for the merged artifact (DESIGN §5.2). */
+  /** Archive limits for reading the inputs and for the merged artifact. */
   limits?: Partial<ArchiveLimits>
 }
 
@@ -83,13 +83,13 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
       ...planned.map((file): WriterEntry => ({
         name: file.name,
         mode: executables.has(file.name) ? 0o755 : 0o644,
-        // The input's storage decision carries over: same bytes, same choice (DESIGN §5.4).
+        // The input's storage decision carries over: same bytes, same choice.
         store: file.entry.method === 0,
         source: plannedSource(file),
       })),
     ]
     await mkdir(path.dirname(output), {recursive: true})
-    // The writer checks the limits (DESIGN §5.2) before it reads a byte and the archive size after,
+    // The writer checks the limits before it reads a byte and the archive size after,
     // writes beside the output and renames: a refusal at any point leaves nothing behind.
     const written = await writeArchive(output, entries, {limits, overwrite: options.force === true}).catch((error: unknown) => {
       throw asHashMismatch(error, planned)

@@ -69,7 +69,7 @@ export interface PackResult {
 }
 
 /**
- * Packs the plugin in `source` into a `.svcPlugin` artifact (DESIGN §6): validates the source
+ * Packs the plugin in `source` into a `.svcPlugin` artifact: validates the source
  * manifest, collects the files and reads each one once (its digest and its compressed bytes come
  * from the same read), derives `languages`, writes a fresh `files[]` and a deterministic archive
  * with that manifest first. Throws {@link PackError} (or the archive writer's ArchiveError for an
@@ -195,7 +195,7 @@ const limitOfReason: Readonly<Record<string, keyof ArchiveLimits>> = {
 }
 
 /**
- * Refuses a tree the readers would refuse (DESIGN §5.2) before a byte is read, with the archive
+ * Refuses a tree the readers would refuse before a byte is read, with the archive
  * layer's own checks, reported as `PackError` naming the limit and the path.
  */
 function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): void {

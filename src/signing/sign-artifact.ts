@@ -18,7 +18,7 @@ export interface SignArtifactOptions extends SigningCredentials {
   artifact: string
   /** Where to write the signed artifact; never overwritten. */
   output: string
-  /** Archive limits (DESIGN §5.2 defaults for anything not given). */
+  /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
 }
 
@@ -33,7 +33,7 @@ export interface SignArtifactResult {
 }
 
 /**
- * Signs a packed artifact (DESIGN §7.2, §7.4 `sign`): the same payload entries (bytes, modes and
+ * Signs a packed artifact: the same payload entries (bytes, modes and
  * storage method), `certificate.json` + `certificate.sig` (and `issuer.*`) added, the signed
  * `manifest.json` first, written deterministically through the archive writer. Refuses an existing
  * output (`output-exists`) and everything `signContents` refuses, then reads the written file back

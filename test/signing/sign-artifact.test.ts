@@ -135,7 +135,7 @@ describe('the digest text P rebuilt without the library (unzip + python3)', () =
     const result = await sign()
     const extracted = path.join(dir, 'extracted')
     execFileSync('unzip', ['-q', result.output, '-d', extracted])
-    // An independent reading of DESIGN §7.2: trailer, U, sorted file lines, the signature message.
+    // An independent reading of docs/signing.md: trailer, U, sorted file lines, the signature message.
     const script = String.raw`
 import hashlib, json, os, re, sys
 root = sys.argv[1]
