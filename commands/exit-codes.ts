@@ -6,6 +6,7 @@ import {
   type InstallErrorCode,
   type MergeErrorCode,
   type ModelErrorCode,
+  type OutputErrorCode,
   type PackErrorCode,
   type RevocationErrorCode,
   type SigningErrorCode,
@@ -39,6 +40,7 @@ export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled'
 export type ErrorCode =
   | ArchiveErrorCode
   | InputFileErrorCode
+  | OutputErrorCode
   | InstallErrorCode
   | SigningErrorCode
   | RevocationErrorCode
@@ -76,6 +78,9 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'output-exists': usage,
   'write-failed': unwritable,
   'io-error': unwritable,
+  // Refusals of the package itself.
+  'secret-detected': invalid,
+  'level-not-met': invalid,
   'unsafe-data-root': unwritable,
   // Arguments that are not usable.
   'too-many-selectors': usage,

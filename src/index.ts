@@ -12,6 +12,7 @@ export {SvcPluginError, isSvcPluginError} from './errors.js'
 export {ArchiveError, isArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails, type ArchiveErrorReason} from './archive/errors.js'
 export {InputFileError, type InputFileErrorCode} from './fs/input.js'
 export {LockError} from './fs/lock.js'
+export {OutputError, type OutputErrorCode} from './fs/output.js'
 export {removeTemporaryFilesSync} from './fs/temporary-files.js'
 
 // ── Host: install, verify before launch, activate (roll back), uninstall, list ──────────────────────────

@@ -1,7 +1,7 @@
 import {createHash, hash as hashOnce} from 'node:crypto'
 import zlib from 'node:zlib'
 import {deflateChunk, deflateChunkBytes, dictionaryAfter, probeBytes, probeSaysStore} from './deflate.js'
-import {digestChanged, expectedDigestHex, openImmediateSource, openSource, sourceSize, type ImmediateSourceReader, type SourceReader, type WriterSource} from './source.js'
+import {digestChanged, expectedDigestHex, inspectWhole, openImmediateSource, openSource, sourceSize, type ImmediateSourceReader, type SourceReader, type WriterSource} from './source.js'
 
 /** What the encoder needs of an entry (the writer's entries carry more). */
 export interface EntryToEncode {
@@ -159,8 +159,10 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
           buffers.give(buffer)
           throw error
         }
-        if (hash === null) sha256 = hashOnce('sha256', chunk)
-        else hash.update(chunk)
+        if (hash === null) {
+          sha256 = hashOnce('sha256', chunk)
+          inspectWhole(entry.source, chunk)
+        } else hash.update(chunk)
         crc = zlib.crc32(chunk, crc)
         offset += length
         const stored: Piece = {parts: [chunk], reserved, release: () => buffers.give(buffer)}

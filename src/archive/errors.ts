@@ -14,8 +14,10 @@ import type {EntryPathProblem} from './path-policy.js'
  *   than stored/deflate, reserved flag bits, extra fields other than the timestamp and owner fields
  *   common writers add (the Info-ZIP Unicode-path field included), multi-disk archives.
  * - `source-changed`: (writer) a file changed between being hashed and being written.
- * - `output-exists`: (writer) the output exists and overwriting was not asked for.
- * - `write-failed`: (writer) the output or a source could not be written or read.
+ * - `unreadable` with reason `source-io`: (writer) a source file could not be read.
+ *
+ * An output the writer cannot write is an OutputError (`output-exists`, `write-failed`), as it is for
+ * every other file the library writes.
  */
 export type ArchiveErrorCode =
   | 'not-an-artifact'
@@ -26,8 +28,6 @@ export type ArchiveErrorCode =
   | 'archive-malformed'
   | 'archive-unsupported'
   | 'source-changed'
-  | 'output-exists'
-  | 'write-failed'
 
 /** The fine-grained reason carried in `details.reason`; tests and callers may branch on it. */
 export type ArchiveErrorReason =
@@ -103,8 +103,6 @@ export type ArchiveErrorReason =
   | 'source-missing'
   | 'source-not-regular'
   | 'source-io'
-  | 'output-io'
-  | 'output-exists'
 
 /** Machine-readable facts of an {@link ArchiveError}: always a reason, the entry name when one is to blame. */
 export interface ArchiveErrorDetails {

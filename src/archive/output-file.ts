@@ -21,7 +21,14 @@ export class OutputFile {
   /** Bytes appended so far: the file's length once flushed. */
   length = 0
 
-  constructor(readonly path: string) {
+  /**
+   * Creates `path`; `target` is the file the user asked for, which `path` (a temporary file beside it)
+   * becomes, and which errors name.
+   */
+  constructor(
+    readonly path: string,
+    readonly target: string = path,
+  ) {
     this.#fd = openSync(path, 'wx+', 0o666)
   }
 

@@ -10,9 +10,11 @@ export type WriterSource =
   | {kind: 'buffer'; data: Buffer}
   /**
    * A regular file of `size` bytes (as the caller found it), read once. With `sha256` the bytes
-   * must also have that digest; without, the writer reports the digest of what it wrote.
+   * must also have that digest; without, the writer reports the digest of what it wrote. With
+   * `inspect`, a file that is read in one piece (at most 1 MiB, one deflate chunk) is shown to it
+   * whole, during that one read; the bytes are only valid during the call.
    */
-  | {kind: 'file'; path: string; size: number; sha256?: string}
+  | {kind: 'file'; path: string; size: number; sha256?: string; inspect?: (bytes: Buffer) => void}
   /** Bytes from a stream the caller opens on demand (e.g. another archive's entry), held to the same size and, when given, digest. */
   | {kind: 'stream'; open: () => Readable | Promise<Readable>; size: number; sha256?: string}
 
@@ -96,12 +98,21 @@ export async function digestSource(name: string, source: WriterSource, chunkByte
     const hash = createHash('sha256')
     const size = sourceSize(source)
     const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size) + 1)
-    for (let offset = 0; offset < size; offset += chunkBytes) hash.update(await reader.read(buffer, Math.min(chunkBytes, size - offset)))
+    for (let offset = 0; offset < size; offset += chunkBytes) {
+      const chunk = await reader.read(buffer, Math.min(chunkBytes, size - offset))
+      hash.update(chunk)
+      if (size <= chunkBytes) inspectWhole(source, chunk)
+    }
     await reader.finish()
     return {size, sha256: `sha256:${hash.digest('hex')}`}
   } finally {
     reader.close()
   }
+}
+
+/** Shows a file source's whole content to its `inspect` hook, when it has one. */
+export function inspectWhole(source: WriterSource, bytes: Buffer): void {
+  if (source.kind === 'file') source.inspect?.(bytes)
 }
 
 class BufferReader implements ImmediateSourceReader {
@@ -273,5 +284,5 @@ function sourceError(name: string, source: {path: string} | null, error: unknown
     return new ArchiveError('source-changed', `${where} became a symbolic link since it was listed.`, {reason: 'source-not-regular', entry: name, ...path}, {cause: error})
   }
   const message = error instanceof Error ? error.message : String(error)
-  return new ArchiveError('write-failed', `${where} cannot be read: ${message}`, {reason: 'source-io', entry: name, ...path}, {cause: error})
+  return new ArchiveError('unreadable', `${where} cannot be read: ${message}`, {reason: 'source-io', entry: name, ...path}, {cause: error})
 }

@@ -2,6 +2,7 @@ import {createHash, randomBytes} from 'node:crypto'
 import {rmSync} from 'node:fs'
 import {link, lstat, rename, unlink} from 'node:fs/promises'
 import path from 'node:path'
+import {OutputError, outputTaken, writeFailed} from '../fs/output.js'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {deflateChunkBytes} from './deflate.js'
 import {ChunkBuffers, EncodedEntry, byteLength, type EntryFacts, type Piece} from './entry-encoder.js'
@@ -308,7 +309,7 @@ class Body {
   ) {
     this.#forget = trackTemporaryFile(temporary)
     try {
-      this.#file = createOutput(temporary)
+      this.#file = createOutput(temporary, target)
     } catch (error) {
       this.#forget()
       throw error
@@ -344,7 +345,7 @@ class Body {
     const forget = trackTemporaryFile(temporary)
     let file: OutputFile | null = null
     try {
-      file = createOutput(temporary)
+      file = createOutput(temporary, this.target)
       // The archive's digest, computed over its bytes in order as they are put in place.
       const hash = createHash('sha256')
       const records: {record: EntryRecord; offset: number}[] = []
@@ -352,8 +353,8 @@ class Body {
       if (first !== null) {
         const head = await writeEntries(file, [first], options.read ?? (() => undefined))
         for (let offset = 0; offset < file.length; ) {
-          const chunk = output(temporary, () => file!.read(buffer.subarray(0, Math.min(copyChunkBytes, file!.length - offset)), offset))
-          if (chunk.length === 0) throw outputError(temporary, new Error(`it ended at ${offset} of ${file!.length} bytes`))
+          const chunk = output(this.target, () => file!.read(buffer.subarray(0, Math.min(copyChunkBytes, file!.length - offset)), offset))
+          if (chunk.length === 0) throw outputError(this.target, new Error(`it ended at ${offset} of ${file!.length} bytes`))
           hash.update(chunk)
           offset += chunk.length
         }
@@ -380,9 +381,9 @@ class Body {
         let next = 0
         for (let index = 0, offset = 0; offset < length; index++) {
           const chunk = await reading!.catch((error: unknown) => {
-            throw outputError(this.temporary, error)
+            throw outputError(this.target, error)
           })
-          if (chunk.length === 0) throw outputError(this.temporary, new Error(`it ended at ${offset} of ${length} bytes`))
+          if (chunk.length === 0) throw outputError(this.target, new Error(`it ended at ${offset} of ${length} bytes`))
           offset += chunk.length
           if (offset < length) {
             const slot = (index + 1) % ring.length
@@ -391,7 +392,7 @@ class Body {
           }
           writes[index % ring.length] = track(
             file.appendLater(chunk).catch((error: unknown) => {
-              throw outputError(temporary, error)
+              throw outputError(this.target, error)
             }),
           )
           hash.update(chunk)
@@ -407,7 +408,7 @@ class Body {
       const directory = centralDirectory(records)
       if (directoryOffset + directory.length > zip32Max) throw zip64('the archive would reach 4 GiB')
       const end = endRecord(records.length, directory.length, directoryOffset)
-      output(temporary, () => {
+      output(this.target, () => {
         file!.append(directory)
         file!.append(end)
         file!.finish()
@@ -476,7 +477,7 @@ async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], r
     failed: (error: unknown) => changes.fail(error),
     buffers,
   }
-  const write = (run: () => void) => output(file.path, run)
+  const write = (run: () => void) => output(file.target, run)
   const done = (piece: Piece) => {
     piece.release()
     buffered -= piece.reserved
@@ -586,7 +587,7 @@ async function storeAgain(file: OutputFile, entry: WriterEntry, sha256: string, 
     for (let offset = 0; offset < size; offset += deflateChunkBytes) {
       const chunk = await reader.read(buffer, Math.min(deflateChunkBytes, size - offset))
       hash.update(chunk)
-      output(file.path, () => file.append(chunk))
+      output(file.target, () => file.append(chunk))
     }
     await reader.finish()
   } finally {
@@ -628,20 +629,20 @@ class Changes {
   }
 }
 
-function createOutput(file: string): OutputFile {
+function createOutput(file: string, target: string): OutputFile {
   try {
-    return new OutputFile(file)
+    return new OutputFile(file, target)
   } catch (error) {
-    throw outputError(file, error)
+    throw outputError(target, error)
   }
 }
 
-/** Runs a write (or read) of an output file, turning an I/O error into `write-failed`. */
-function output<T>(file: string, run: () => T): T {
+/** Runs a write (or read) of an output file, turning an I/O error into `write-failed` naming `target`. */
+function output<T>(target: string, run: () => T): T {
   try {
     return run()
   } catch (error) {
-    throw outputError(file, error)
+    throw outputError(target, error)
   }
 }
 
@@ -657,24 +658,20 @@ async function moveIntoPlace(temp: string, target: string, overwrite: boolean): 
       await link(temp, target)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      if (code === 'EEXIST') throw outputExists(target, error)
+      if (code === 'EEXIST') throw await outputTaken(target, undefined, error)
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV' && code !== 'ENOSYS') throw error
       // A file system without hard links: check, then rename.
-      if (await lstat(target).then(() => true, () => false)) throw outputExists(target, error)
+      if (await lstat(target).then(() => true, () => false)) throw await outputTaken(target, undefined, error)
       await rename(temp, target)
       return
     }
     await unlink(temp)
   } catch (error) {
-    throw outputError(target, error)
+    throw error instanceof OutputError ? error : outputError(target, error)
   }
 }
 
-function outputExists(target: string, cause: unknown): ArchiveError {
-  return new ArchiveError('output-exists', `${target} already exists.`, {reason: 'output-exists', path: target}, {cause})
-}
-
-function outputError(file: string, error: unknown): ArchiveError {
+function outputError(target: string, error: unknown): Error {
   if (error instanceof ArchiveError) return error
-  return new ArchiveError('write-failed', `${file} could not be written: ${(error as Error).message}`, {reason: 'output-io', path: file}, {cause: error})
+  return writeFailed(target, error)
 }

@@ -1,10 +1,9 @@
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
-import type {SecretFinding} from '../manifest/content.js'
 import {manifestEntryName} from '../manifest/declared-files.js'
 import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
-import {findSecrets, isEnvironmentFile} from './secrets.js'
+import {SecretScanner} from './secrets.js'
 
 /** Options of {@link openArtifact}. */
 export interface OpenArtifactOptions {
@@ -96,20 +95,20 @@ class Opened implements OpenedArtifact {
 
   async #read(secrets: boolean): Promise<ArtifactContents> {
     const kept = new Map<string, Uint8Array>()
-    const found: SecretFinding[] = []
+    const scanner = secrets ? new SecretScanner() : null
+    const judged = new Set<string>()
     const files = await this.archive.digestEntries({
       skip: new Set([manifestEntryName]),
       keep: async (entry, bytes) => {
         if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, bytes)
-        if (secrets) found.push(...(await findSecrets(entry.name, bytes)))
+        scanner?.add(entry.name, bytes)
+        judged.add(entry.name)
       },
     })
-    if (secrets) {
-      // An entry too large to be held whole is still judged by its name.
-      for (const name of files.keys()) if (isEnvironmentFile(name) && !found.some((secret) => secret.path === name)) found.push(...(await findSecrets(name, new Uint8Array())))
-    }
+    // An entry too large to be held whole is still judged by its name.
+    if (scanner !== null) for (const name of files.keys()) if (!judged.has(name)) scanner.add(name, null)
     const contents = await contentsOf(this.manifest, files, (name) => kept.get(name) ?? this.archive.readEntry(this.archive.get(name)!, this.limits.maxManifestBytes))
-    return secrets ? {...contents, secrets: found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))} : contents
+    return scanner === null ? contents : {...contents, secrets: await scanner.findings()}
   }
 
   close(): Promise<void> {

@@ -30,27 +30,105 @@ export function isEnvironmentFile(path: string): boolean {
  * {@link maxScannedBytes} that is text, by its content. Never throws: a file that cannot be judged holds
  * nothing the rules recognise.
  */
-export async function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFinding[]> {
-  if (isEnvironmentFile(path)) return [{path, kind: 'environment-file', what: 'an environment file (.env), which holds the values of secrets', line: null}]
-  if (bytes.byteLength > maxScannedBytes || looksBinary(bytes)) return []
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-  const findings: SecretFinding[] = []
-  const pem = pemPrivateKey.exec(text) ?? puttyPrivateKey.exec(text)
-  if (pem !== null) findings.push({path, kind: 'private-key', what: 'a private key', line: lineAt(text, pem.index)})
-  else if (isOwnPrivateKeyFile(path, bytes)) findings.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
-  try {
-    const result = await lintSource({source: {filePath: path, content: text, contentType: 'text'}, options: {config: secretlintConfig}})
-    for (const message of result.messages) {
-      // The private-key rule repeats what the check above says more precisely; two rules matching one line
-      // (an npm token in an .npmrc) are one mistake.
-      if (pem !== null && message.ruleId.endsWith('privatekey')) continue
-      if (findings.some((found) => found.line === message.loc.start.line)) continue
-      findings.push({path, kind: message.ruleId.endsWith('privatekey') ? 'private-key' : 'credential', what: describeRule(message.ruleId, message.messageId), line: message.loc.start.line})
+export function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFinding[]> {
+  const scanner = new SecretScanner()
+  scanner.add(path, bytes)
+  return scanner.findings()
+}
+
+/** Text gathered for one run of the credential rules: many small files cost one run, not one each. */
+const batchChars = 256 * 1024
+
+interface BatchedFile {
+  path: string
+  /** Offset of the file's first character in the batch. */
+  start: number
+  /** Whether a private key was already found in it by its PEM or PuTTY header. */
+  pem: boolean
+}
+
+/**
+ * Looks for secrets in the files of a package as they are read, each file's bytes handed over once
+ * ({@link SecretScanner.add}, synchronous: the bytes may be reused right after). Names and key headers
+ * are judged at once; text is gathered into batches for the credential rules, which run while the
+ * reading goes on. {@link SecretScanner.findings} waits for the last batch.
+ */
+export class SecretScanner {
+  readonly #found: SecretFinding[] = []
+  readonly #runs: Promise<void>[] = []
+  #batch: string[] = []
+  #files: BatchedFile[] = []
+  #chars = 0
+
+  /**
+   * Judges the file `path`: its name always; its content when `bytes` are given (null: the file was
+   * too large to be read whole) and it is text of at most {@link maxScannedBytes}.
+   */
+  add(path: string, bytes: Uint8Array | null): void {
+    if (isEnvironmentFile(path)) {
+      this.#found.push({path, kind: 'environment-file', what: 'an environment file (.env), which holds the values of secrets', line: null})
+      return
     }
-  } catch {
-    // A rule that fails on strange text finds nothing in it.
+    if (bytes === null || bytes.byteLength > maxScannedBytes || looksBinary(bytes)) return
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+    const pem = pemPrivateKey.exec(text) ?? puttyPrivateKey.exec(text)
+    if (pem !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(text, pem.index)})
+    else if (isOwnPrivateKeyFile(path, bytes)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
+    this.#files.push({path, start: this.#chars, pem: pem !== null})
+    // Two newlines between files: no rule reads one file's last line as part of the next one's first.
+    this.#batch.push(text, '\n\n')
+    this.#chars += text.length + 2
+    if (this.#chars >= batchChars) this.#run()
   }
-  return findings
+
+  /** Every secret found, sorted by path and line, once the credential rules are done with every batch. */
+  async findings(): Promise<SecretFinding[]> {
+    this.#run()
+    await Promise.all(this.#runs)
+    return [...this.#found].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)))
+  }
+
+  #run(): void {
+    if (this.#files.length === 0) return
+    const text = this.#batch.join('')
+    const files = this.#files
+    this.#batch = []
+    this.#files = []
+    this.#chars = 0
+    this.#runs.push(this.#lint(text, files))
+  }
+
+  async #lint(text: string, files: readonly BatchedFile[]): Promise<void> {
+    let messages
+    try {
+      messages = (await lintSource({source: {filePath: files[0]!.path, content: text, contentType: 'text'}, options: {config: secretlintConfig}})).messages
+    } catch {
+      // A rule that fails on strange text finds nothing in it.
+      return
+    }
+    for (const message of messages) {
+      const file = files[fileAt(files, message.range[0])]!
+      const line = lineAt(text, message.range[0], file.start)
+      const privateKey = message.ruleId.endsWith('privatekey')
+      // The private-key rule repeats what the header check says more precisely; two rules matching one
+      // line (an npm token in an .npmrc) are one mistake.
+      if (file.pem && privateKey) continue
+      if (this.#found.some((found) => found.path === file.path && found.line === line)) continue
+      this.#found.push({path: file.path, kind: privateKey ? 'private-key' : 'credential', what: describeRule(message.ruleId, message.messageId), line})
+    }
+  }
+}
+
+/** Index of the file of a batch that holds character `offset`. */
+function fileAt(files: readonly BatchedFile[], offset: number): number {
+  let low = 0
+  let high = files.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if (files[middle]!.start <= offset) low = middle
+    else high = middle - 1
+  }
+  return low
 }
 
 /** A key file as keygen writes it, named `*.key`: one line of base64 of a 32-byte Ed25519 seed. */
@@ -63,9 +141,10 @@ function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).includes(0)
 }
 
-function lineAt(text: string, offset: number): number {
+/** The 1-based line of character `offset` of `text`, counting from character `from`. */
+function lineAt(text: string, offset: number, from = 0): number {
   let line = 1
-  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) line++
+  for (let index = text.indexOf('\n', from); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) line++
   return line
 }
 

@@ -33,14 +33,3 @@ export interface SecretFinding {
   /** 1-based line of the finding in the file, when it has one. */
   line: number | null
 }
-
-/**
- * True for a path of a source folder that is never part of its package: the root `manifest.json` (the
- * packer writes its own), any `*.svcPlugin` (an artifact is never packed into another) and `.git/`.
- */
-export function isExcludedFromPackage(relativePath: string): boolean {
-  if (relativePath === 'manifest.json') return true
-  const segments = relativePath.split('/')
-  if (segments.includes('.git')) return true
-  return segments.at(-1)!.toLowerCase().endsWith('.svcplugin')
-}

@@ -49,8 +49,10 @@ export const diagnosticCodes = [
   'manifest-missing',
   // a package shipping a private key, an environment file or a credential
   'secret-detected',
-  // pack's own warning
+  // pack's own warnings
   'source-looks-like-debug-build',
+  'large-file',
+  'package-near-limit',
 ] as const
 
 export type DiagnosticCode = (typeof diagnosticCodes)[number] | `schema:${string}`

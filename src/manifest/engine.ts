@@ -30,6 +30,11 @@ export interface ValidateManifestOptions {
   content?: PackageContent
   /** The host the manifest is judged for (its entrypoint on disk, its compatibility). */
   host?: HostContext
+  /**
+   * Give each diagnostic its line and column (default true). Finding them builds a tree of the whole
+   * document; a caller that reports by pointer alone (of a manifest it wrote itself) may skip it.
+   */
+  positions?: boolean
 }
 
 /**
@@ -42,9 +47,10 @@ export function validateDocument(read: ReadJsonResult, options: ValidateManifest
   const subject = {kind: options.subjectKind ?? 'manifest', path: options.subjectPath ?? file}
   if (!read.ok) return report([malformedDiagnostic(read.problem)], null, {level, file, subject})
   const manifest = read.value
+  const at: Locator = options.positions === false ? () => ({line: null, column: null}) : (pointer) => position(read, pointer)
   const problems = hasMember(manifest, 'manifestVersion') && member(manifest, 'manifestVersion') !== supportedManifestVersion
-    ? [unsupportedVersion(read)]
-    : judge(read, level, subject.kind, options.content, options.host, extraRules)
+    ? [unsupportedVersion(read, at)]
+    : judge(read, at, level, subject.kind, options.content, options.host, extraRules)
   return report(problems, manifest, {level, file, subject})
 }
 
@@ -54,14 +60,14 @@ export function malformedDiagnostic(problem: JsonProblem): Diagnostic {
 }
 
 /** `manifestVersion` other than 1 stops everything else: exactly one diagnostic. */
-function unsupportedVersion(document: JsonDocument): Diagnostic {
+function unsupportedVersion(document: JsonDocument, at: Locator): Diagnostic {
   const declared = member(document.value, 'manifestVersion')
   return {
     code: 'unsupported-manifest-version',
     severity: 'error',
     message: `manifestVersion ${quote(declared)} is not supported: manifest format ${supportedManifestVersion} (the number ${supportedManifestVersion}) is the only one, so nothing else was checked.`,
     pointer: '/manifestVersion',
-    ...position(document, '/manifestVersion'),
+    ...at('/manifestVersion'),
   }
 }
 
@@ -70,9 +76,9 @@ function unsupportedVersion(document: JsonDocument): Diagnostic {
  * that rule reported the value itself; every other schema error marks its pointer rejected, so no
  * rule judges that value again; and a rule's error does the same for the rules after it.
  */
-function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, content: PackageContent | undefined, host: HostContext | undefined, extraRules: readonly Rule[]): Diagnostic[] {
+function judge(document: JsonDocument, at: Locator, level: Level, subjectKind: SubjectKind, content: PackageContent | undefined, host: HostContext | undefined, extraRules: readonly Rule[]): Diagnostic[] {
   const schema = schemaProblemsOf(document.value)
-  if (schema === null) return [unjudgeable(document)]
+  if (schema === null) return [unjudgeable(at)]
   const active = [...rules, ...extraRules].filter((rule) => levelIncludes(level, rule.level))
   const claimsOf = (problem: SchemaProblem): Array<SchemaClaim & {rule: Rule}> =>
     active.flatMap((rule) => (rule.claims ?? []).filter((claim) => claim.keywords.includes(problem.keyword) && claim.pointer.test(problem.pointer)).map((claim) => ({...claim, rule})))
@@ -104,7 +110,7 @@ function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, c
     severity: 'error',
     message: problem.message,
     pointer: problem.pointer,
-    ...position(document, problem.pointer),
+    ...at(problem.pointer),
   }))
   for (const {finding} of findings) {
     diagnostics.push({
@@ -112,7 +118,7 @@ function judge(document: JsonDocument, level: Level, subjectKind: SubjectKind, c
       severity: finding.severity ?? 'error',
       message: finding.message,
       pointer: finding.pointer,
-      ...position(document, finding.pointer),
+      ...at(finding.pointer),
       ...(finding.requiredBy === undefined ? {} : {requiredBy: finding.requiredBy}),
     })
   }
@@ -135,13 +141,13 @@ function schemaProblemsOf(manifest: Record<string, unknown>): SchemaProblem[] | 
 }
 
 /** The diagnostic of a document the schema library could not judge. */
-function unjudgeable(document: JsonDocument): Diagnostic {
+function unjudgeable(at: Locator): Diagnostic {
   return {
     code: 'malformed',
     severity: 'error',
     message: 'The manifest holds values the schema validator cannot judge (an object member named like a JavaScript built-in in a place where only plain values belong); fix the values the schema describes.',
     pointer: '',
-    ...position(document, ''),
+    ...at(''),
   }
 }
 
@@ -162,6 +168,9 @@ function onePerValue(problems: readonly SchemaProblem[]): SchemaProblem[] {
   }
   return problems.filter((problem) => problem.keyword === 'required' || chosen.get(problem.pointer) === problem)
 }
+
+/** Where a diagnostic at a pointer is: its line and column, or nulls when positions were not asked for. */
+type Locator = (pointer: string) => {line: number | null; column: number | null}
 
 /** Line and column of the value at `pointer`, or of its closest existing ancestor. */
 function position(document: JsonDocument, pointer: string): {line: number; column: number} {

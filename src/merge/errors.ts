@@ -4,7 +4,6 @@ import type {ValidationReport} from '../manifest/report.js'
 /** Why `merge` refused to write an artifact. */
 export type MergeErrorCode =
   | 'merge-needs-two'
-  | 'output-exists'
   | 'manifest-invalid'
   | 'identity-mismatch'
   | 'manifest-mismatch'

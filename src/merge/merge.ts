@@ -1,6 +1,5 @@
-import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
-import {pathExists} from '../fs/durable.js'
+import {checkOutputFree, createOutputFolder, removeCreatedFolders} from '../fs/output.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
@@ -59,9 +58,7 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
   }
   const limits = resolveLimits(options.limits)
   const output = path.resolve(options.output)
-  if (!options.force && (await pathExists(output))) {
-    throw new MergeError('output-exists', `${output} already exists; pass --force to replace it.`, {details: {path: output}})
-  }
+  await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
   const opened: MergeInput[] = []
   try {
@@ -88,10 +85,11 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
         source: plannedSource(file),
       })),
     ]
-    await mkdir(path.dirname(output), {recursive: true})
+    const created = await createOutputFolder(path.dirname(output), output)
     // The writer checks the limits before it reads a byte and the archive size after,
     // writes beside the output and renames: a refusal at any point leaves nothing behind.
-    const written = await writeArchive(output, entries, {limits, overwrite: options.force === true}).catch((error: unknown) => {
+    const written = await writeArchive(output, entries, {limits, overwrite: options.force === true}).catch(async (error: unknown) => {
+      await removeCreatedFolders(path.dirname(output), created)
       throw asHashMismatch(error, planned)
     })
     return {

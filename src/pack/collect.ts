@@ -1,11 +1,11 @@
+import type {Stats} from 'node:fs'
+import {lstat, readdir} from 'node:fs/promises'
 import path from 'node:path'
-import fg from 'fast-glob'
-import ignore from 'ignore'
 import {ArchiveError} from '../archive/errors.js'
 import {EntryNameRegistry, compareEntryNames} from '../archive/names.js'
 import {checkEntryPath, describeEntryPathProblem} from '../archive/path-policy.js'
-import {InputFileError, readInputFile} from '../fs/input.js'
-import {isExcludedFromPackage} from '../manifest/content.js'
+import {ignoreFileName, readPackageFileRule} from '../artifact/package-files.js'
+import {signingEntryNames} from '../model/signing-files.js'
 import {PackError} from './errors.js'
 
 /** A regular file of the source tree that goes into the artifact. */
@@ -17,69 +17,86 @@ export interface SourceFile {
   size: number
 }
 
-/** Root names only `sign` may write: a tree holding them would pack an unsignable artifact. */
-const signingNames = new Set(['certificate.json', 'certificate.sig', 'issuer.json', 'issuer.sig'])
+/** What {@link collectSourceFiles} found. */
+export interface CollectedSource {
+  /** The files to pack, in archive order. */
+  files: SourceFile[]
+  /**
+   * Operating-system files left out (`.DS_Store`, `Thumbs.db`, `__MACOSX/`…), a folder's path ending
+   * in `/`, in archive order.
+   */
+  leftOut: string[]
+}
 
-/** The file that lists extra exclusions, in gitignore syntax. */
-export const ignoreFileName = '.svcpluginignore'
+/** Root names only `sign` may write: a tree holding them would pack an unsignable artifact. */
+const signingNames = new Set(signingEntryNames)
 
 /**
- * Lists every regular file under `root` that belongs in the artifact: everything
- * except the root `manifest.json`, `*.svcPlugin` files, the output file, `.git/` folders, the
- * ignore file itself and what it matches. Symlinks, FIFOs, sockets, devices and names the
- * entry-path policy refuses are `source-entry-rejected`: a build must not silently drop them.
- * Names are judged in archive order (`compareEntryNames`), so the same tree always fails on the
- * same path.
+ * Lists every regular file under `root` that belongs in the artifact (see package-files.ts: not
+ * `manifest.json`, `*.svcPlugin`, `.git/`, the ignore file and what it lists, operating-system files)
+ * and the operating-system files it left out. The output file is left out too. Symlinks, FIFOs,
+ * sockets, devices and names the entry-path policy refuses are `source-entry-rejected`: a build must not
+ * silently drop them. Names are judged in archive order (`compareEntryNames`), so the same tree always
+ * fails on the same path.
  */
-export async function collectSourceFiles(root: string, options: {exclude?: readonly string[]} = {}): Promise<SourceFile[]> {
-  const ignored = await readIgnoreFile(root)
+export async function collectSourceFiles(root: string, options: {exclude?: readonly string[]} = {}): Promise<CollectedSource> {
+  const rule = await readPackageFileRule(root)
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)))
-  const found = (
-    await fg('**/*', {
-      cwd: root,
-      dot: true,
-      onlyFiles: false,
-      followSymbolicLinks: false,
-      stats: true,
-      ignore: ['**/.git/**'],
-    })
-  ).sort((a, b) => compareEntryNames(a.path, b.path))
+  const found: {name: string; absolutePath: string; kind: 'file' | 'other'}[] = []
+  const leftOut: string[] = []
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    for (const entry of await readdir(dir, {withFileTypes: true})) {
+      const name = `${prefix}${entry.name}`
+      const absolutePath = path.join(dir, entry.name)
+      const decision = rule(entry.isDirectory() ? `${name}/` : name)
+      if (decision === 'system-file') leftOut.push(entry.isDirectory() ? `${name}/` : name)
+      if (decision !== 'packed' || excluded.has(absolutePath)) continue
+      if (entry.isDirectory()) await walk(absolutePath, `${name}/`)
+      else found.push({name, absolutePath, kind: entry.isFile() ? 'file' : 'other'})
+    }
+  }
+  await walk(root, '')
+  found.sort((a, b) => compareEntryNames(a.name, b.name))
   const names = new EntryNameRegistry()
   const files: SourceFile[] = []
-  for (const entry of found) {
-    const name = entry.path
-    if (isExcluded(name) || ignored.ignores(name)) continue
-    const absolutePath = path.join(root, name)
-    if (excluded.has(absolutePath)) continue
-    const stats = entry.stats!
-    if (stats.isDirectory()) continue
-    if (!stats.isFile()) {
-      const kind = stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'
-      throw new PackError('source-entry-rejected', `${name} is ${kind}; an artifact holds regular files only. Replace it with the file itself or list it in ${ignoreFileName}.`, {
-        details: {path: name, reason: stats.isSymbolicLink() ? 'symlink' : 'special-file'},
-      })
-    }
-    // An artifact's files get 0644 or 0755; a source file asking for setuid, setgid or sticky is a mistake to fix, not to drop silently.
-    if ((stats.mode & 0o7000) !== 0) {
-      throw new PackError('source-entry-rejected', `${name} has the setuid, setgid or sticky bit (mode 0o${(stats.mode & 0o7777).toString(8)}); an artifact never carries them. Clear the bit (chmod u-s,g-s,-t) or list it in ${ignoreFileName}.`, {
-        details: {path: name, reason: 'special-mode-bits'},
-      })
-    }
-    if (signingNames.has(name)) {
-      throw new PackError('source-entry-rejected', `${name} is a name the signer writes at the artifact root; a source tree must not hold it. Remove it or list it in ${ignoreFileName}.`, {
-        details: {path: name, reason: 'reserved-signing-name'},
-      })
-    }
-    const problem = checkEntryPath(name)
-    if (problem) {
-      throw new PackError('source-entry-rejected', `${describeEntryPathProblem(name, problem)} Rename it or list it in ${ignoreFileName}.`, {
-        details: {path: name, reason: problem},
-      })
-    }
-    claimName(names, name)
-    files.push({name, absolutePath, size: stats.size})
+  for (let start = 0; start < found.length; start += statBatch) {
+    const batch = found.slice(start, start + statBatch)
+    const stats = await Promise.all(batch.map((file) => lstat(file.absolutePath)))
+    batch.forEach((file, index) => files.push(judgeSourceFile(names, file.name, file.absolutePath, stats[index]!)))
   }
-  return files
+  return {files, leftOut: leftOut.sort(compareEntryNames)}
+}
+
+/** Files whose status is asked for at once: enough to keep the disk busy, few enough to bound memory. */
+const statBatch = 256
+
+/** One listed file as it goes into the artifact, or the reason it cannot. */
+function judgeSourceFile(names: EntryNameRegistry, name: string, absolutePath: string, stats: Stats): SourceFile {
+  if (!stats.isFile()) {
+    const kind = stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'
+    throw new PackError('source-entry-rejected', `${name} is ${kind}; an artifact holds regular files only. Replace it with the file itself or list it in ${ignoreFileName}.`, {
+      details: {path: name, reason: stats.isSymbolicLink() ? 'symlink' : 'special-file'},
+    })
+  }
+  // An artifact's files get 0644 or 0755; a source file asking for setuid, setgid or sticky is a mistake to fix, not to drop silently.
+  if ((stats.mode & 0o7000) !== 0) {
+    throw new PackError('source-entry-rejected', `${name} has the setuid, setgid or sticky bit (mode 0o${(stats.mode & 0o7777).toString(8)}); an artifact never carries them. Clear the bit (chmod u-s,g-s,-t) or list it in ${ignoreFileName}.`, {
+      details: {path: name, reason: 'special-mode-bits'},
+    })
+  }
+  if (signingNames.has(name)) {
+    throw new PackError('source-entry-rejected', `${name} is a name the signer writes at the artifact root; a source tree must not hold it. Remove it or list it in ${ignoreFileName}.`, {
+      details: {path: name, reason: 'reserved-signing-name'},
+    })
+  }
+  const problem = checkEntryPath(name)
+  if (problem) {
+    throw new PackError('source-entry-rejected', `${describeEntryPathProblem(name, problem)} Rename it or list it in ${ignoreFileName}.`, {
+      details: {path: name, reason: problem},
+    })
+  }
+  claimName(names, name)
+  return {name, absolutePath, size: stats.size}
 }
 
 /**
@@ -97,18 +114,4 @@ function claimName(names: EntryNameRegistry, name: string): void {
       details: {...error.details, path: name},
     })
   }
-}
-
-function isExcluded(name: string): boolean {
-  return name === ignoreFileName || isExcludedFromPackage(name)
-}
-
-async function readIgnoreFile(root: string): Promise<ReturnType<typeof ignore>> {
-  const rules = ignore()
-  try {
-    rules.add((await readInputFile(path.join(root, ignoreFileName))).bytes.toString('utf8'))
-  } catch (error) {
-    if (!(error instanceof InputFileError && error.code === 'file-not-found')) throw error
-  }
-  return rules
 }

@@ -7,12 +7,18 @@ export type PackErrorCode =
   | 'manifest-invalid'
   | 'source-entry-rejected'
   | 'limit-exceeded'
-  | 'output-exists'
   | 'source-changed'
+  /** The package holds a secret (a private key, a `.env` file, a credential) that was not allowed. */
+  | 'secret-detected'
+  /** The packed artifact would fail the validation level asked for. */
+  | 'level-not-met'
 
 /** Thrown by `pack`; nothing has been written when it is thrown. */
 export class PackError extends SvcPluginError<PackErrorCode> {
-  /** The validation report when the source manifest is invalid (`manifest-invalid`). */
+  /**
+   * The validation report: of the source manifest (`manifest-invalid`), or of the packed artifact
+   * (`secret-detected`, `level-not-met`).
+   */
   readonly report?: ValidationReport
 
   constructor(code: PackErrorCode, message: string, options: {cause?: unknown; details?: Record<string, unknown>; report?: ValidationReport} = {}) {

@@ -1,9 +1,16 @@
 import {deflateChunkBytes} from '../archive/deflate.js'
-import {digestSource} from '../archive/source.js'
-import type {SourceFile} from './collect.js'
+import {digestSource, type WriterSource} from '../archive/source.js'
+
+/** A file of the source tree to hash: its package path and where its bytes are. */
+export interface FileToHash {
+  name: string
+  source: Extract<WriterSource, {kind: 'file'}>
+}
 
 /** A source file with its digest. */
-export interface HashedFile extends SourceFile {
+export interface HashedFile {
+  name: string
+  size: number
   /** `sha256:` + 64 lowercase hex digits. */
   sha256: string
 }
@@ -17,18 +24,19 @@ export interface HashProgress {
 }
 
 /**
- * Reads every file once and hashes it, checked as the archive writer checks what it reads (a file
- * whose size changed since it was listed is `source-changed`): what a dry run lists in `files[]`.
+ * Reads every file once and hashes it (showing a small file whole to its source's `inspect`), checked as
+ * the archive writer checks what it reads (a file whose size changed since it was listed is
+ * `source-changed`): what a dry run lists in `files[]`.
  */
-export async function hashSourceFiles(files: readonly SourceFile[], options: {onProgress?: (progress: HashProgress) => void} = {}): Promise<HashedFile[]> {
-  const totalBytes = files.reduce((sum, file) => sum + file.size, 0)
+export async function hashSourceFiles(files: readonly FileToHash[], options: {onProgress?: (progress: HashProgress) => void} = {}): Promise<HashedFile[]> {
+  const totalBytes = files.reduce((sum, file) => sum + file.source.size, 0)
   const progress: HashProgress = {files: 0, totalFiles: files.length, bytes: 0, totalBytes}
   const hashed: HashedFile[] = []
   for (const file of files) {
-    const {sha256} = await digestSource(file.name, {kind: 'file', path: file.absolutePath, size: file.size}, deflateChunkBytes)
-    hashed.push({...file, sha256})
+    const {size, sha256} = await digestSource(file.name, file.source, deflateChunkBytes)
+    hashed.push({name: file.name, size, sha256})
     progress.files += 1
-    progress.bytes += file.size
+    progress.bytes += size
     options.onProgress?.({...progress})
   }
   return hashed

@@ -1,16 +1,20 @@
 import path from 'node:path'
 import {ArchiveError, isArchiveError} from '../archive/errors.js'
-import {SizeTally, checkEntryCount, manifestEntryName, resolveLimits} from '../archive/limits.js'
+import {SizeTally, manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
+import {SecretScanner, maxScannedBytes} from '../artifact/secrets.js'
 import {unsignedManifestOf} from '../artifact/trailer.js'
-import {pathExists} from '../fs/durable.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
+import {checkOutputFree, createOutputFolder, removeCreatedFolders, resolveOutputFile} from '../fs/output.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchiveBody, type ArchiveBody, type WrittenEntry} from '../archive/writer.js'
-import type {PackageContent} from '../manifest/content.js'
+import type {PackageContent, SecretFinding} from '../manifest/content.js'
 import type {Diagnostic} from '../manifest/diagnostic.js'
+import {levelIncludes, type Level} from '../manifest/levels.js'
+import type {ValidationReport} from '../manifest/report.js'
 import {validateManifest} from '../manifest/validate.js'
+import {signingEntryNames} from '../model/signing-files.js'
 import {entryNameOf} from '../model/entry-name.js'
 import type {FileDigest, Manifest} from '../model/manifest.js'
 import {collectSourceFiles, type SourceFile} from './collect.js'
@@ -21,10 +25,24 @@ import {renderPackedManifest} from '../manifest/packed-manifest.js'
 
 /** Options of {@link pack}. */
 export interface PackOptions {
-  /** Artifact path; default `<cwd>/<id>-<version>.svcPlugin`. */
+  /**
+   * Artifact path; an existing folder means `<id>-<version>.svcPlugin` inside it. Missing parent folders
+   * are created. Default: `<cwd>/<id>-<version>.svcPlugin`.
+   */
   output?: string
   /** Replace an existing output file. */
   force?: boolean
+  /**
+   * The level the packed artifact must pass (default `development`: package-level findings are
+   * warnings). At `package` or `publication`, an artifact that would fail that level is refused
+   * (`level-not-met`) and nothing is written.
+   */
+  level?: Level
+  /**
+   * Package paths (`/`-separated, relative to the source folder) that may be packed although a secret
+   * was found in them. Without it, any secret refuses the pack (`secret-detected`).
+   */
+  allowSecrets?: readonly string[]
   /** Judge and list what would be packed; write nothing. */
   dryRun?: boolean
   /** Working directory for the default output path. */
@@ -58,7 +76,18 @@ export interface PackResult {
   bytes: number | null
   /** Every payload file, sorted as in the archive. */
   files: {path: string; size: number}[]
+  /** Operating-system files left out (`.DS_Store`, `Thumbs.db`, `__MACOSX/`…); a folder ends in `/`. */
+  leftOut: string[]
+  /** Secrets found in files that `allowSecrets` let through (for a dry run: every secret found). */
+  secrets: SecretFinding[]
+  /**
+   * Findings that refuse the pack. Always empty for a written artifact (the pack throws instead); a dry
+   * run lists them here and writes nothing either way.
+   */
+  problems: Diagnostic[]
   warnings: Diagnostic[]
+  /** The first folder created to hold the output (it did not exist), or null. */
+  createdFolder: string | null
   dryRun: boolean
   /** The packed manifest's bytes (what `manifest.json` holds in the artifact). */
   manifest: Uint8Array
@@ -69,11 +98,13 @@ export interface PackResult {
 }
 
 /**
- * Packs the plugin in `source` into a `.svcPlugin` artifact: validates the source
- * manifest, collects the files and reads each one once (its digest and its compressed bytes come
- * from the same read), derives `languages`, writes a fresh `files[]` and a deterministic archive
- * with that manifest first. Throws {@link PackError} (or the archive writer's ArchiveError for an
- * output that cannot be written); on failure nothing is left on disk.
+ * Packs the plugin in `source` into a `.svcPlugin` artifact: validates the source manifest, collects
+ * the files (leaving out operating-system files), reads each one once (its digest, its compressed
+ * bytes and the look for secrets come from the same read), derives `languages`, writes a fresh
+ * `files[]` and a deterministic archive with that manifest first. Refuses (PackError) a package that
+ * holds a secret not in `allowSecrets` (`secret-detected`) and, with `level`, one that would fail that
+ * level (`level-not-met`); an output it cannot write is an OutputError. On failure nothing is left on
+ * disk; a dry run reads everything, writes nothing and returns what a pack would refuse in `problems`.
  */
 export async function pack(source: string, options: PackOptions = {}): Promise<PackResult> {
   const root = path.resolve(source)
@@ -86,29 +117,47 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
     throw new PackError('manifest-invalid', `${manifestFile} is not a valid manifest; run svc-plugin validate for every problem.`, {report: sourceReport})
   }
   const manifest = JSON.parse(Buffer.from(sourceBytes).toString('utf8')) as Manifest
-  const output = path.resolve(options.cwd ?? process.cwd(), options.output ?? `${manifest.id}-${manifest.version}.svcPlugin`)
-  if (!options.dryRun && !options.force && (await pathExists(output))) throw outputExists(output)
+  const fileName = `${manifest.id}-${manifest.version}.svcPlugin`
+  const output = await resolveOutputFile(options.output ?? fileName, fileName, options.cwd)
+  if (!options.dryRun) await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
   const collected = await collectSourceFiles(root, {exclude: [output]})
-  enforceLimits(collected, limits)
+  enforceLimits(collected.files, limits)
+  const scanner = new SecretScanner()
+  const scanned = new Set<string>()
+  const sourceOf = (file: SourceFile) => ({
+    kind: 'file' as const,
+    path: file.absolutePath,
+    size: file.size,
+    ...(file.size <= maxScannedBytes ? {inspect: (bytes: Buffer) => void (scanner.add(file.name, bytes), scanned.add(file.name))} : {}),
+  })
   const onHashed = (progress: HashProgress) => options.onProgress?.({phase: 'hash', ...progress})
+  const judge = async (files: readonly WrittenEntry[]) => {
+    // Empty files and files too large to read whole are judged by their names alone.
+    for (const file of files) if (!scanned.has(file.name)) scanner.add(file.name, null)
+    return judgePack({manifest, files, output, limits, sourceProblems: sourceReport.problems, manifestFile, root, leftOut: collected.leftOut, secrets: await scanner.findings(), options})
+  }
+
   if (options.dryRun) {
-    const hashed = await hashSourceFiles(collected, {onProgress: onHashed})
-    return {...describePack(manifest, hashed.map((file) => ({name: file.name, size: file.size, sha256: file.sha256})), output, limits, sourceReport.problems, manifestFile), sha256: null, bytes: null, dryRun: true}
+    const hashed = await hashSourceFiles(collected.files.map((file) => ({name: file.name, source: sourceOf(file)})), {onProgress: onHashed})
+    const judged = await judge(hashed.map((file) => ({name: file.name, size: file.size, sha256: file.sha256})))
+    return {...judged.result, problems: judged.refusal === null ? [] : judged.refusal.problems, sha256: null, bytes: null, createdFolder: null, dryRun: true}
   }
 
   const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
+  const createdFolder = await createOutputFolder(path.dirname(output), output)
   let body: ArchiveBody | undefined
   try {
     body = await writeArchiveBody(
       output,
-      collected.map((file) => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: {kind: 'file', path: file.absolutePath, size: file.size}})),
+      collected.files.map((file) => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: sourceOf(file)})),
       {
         limits,
         onProgress: (progress) => onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
       },
     )
-    const result = describePack(manifest, body.entries, output, limits, sourceReport.problems, manifestFile)
+    const {result, refusal} = await judge(body.entries)
+    if (refusal !== null) throw refusal.error
     const written = await body.finish(
       {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(result.manifest)}},
       {
@@ -116,21 +165,40 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
         onProgress: (progress) => options.onProgress?.({phase: 'write', files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
       },
     )
-    return {...result, sha256: written.sha256, bytes: written.bytes, dryRun: false}
+    return {...result, problems: [], sha256: written.sha256, bytes: written.bytes, createdFolder, dryRun: false}
   } catch (error) {
-    throw packErrorOf(error, output)
+    body?.discard()
+    await removeCreatedFolders(path.dirname(output), createdFolder)
+    throw packErrorOf(error)
   } finally {
     body?.discard()
   }
 }
 
+interface PackFacts {
+  manifest: Manifest
+  files: readonly WrittenEntry[]
+  output: string
+  limits: ArchiveLimits
+  sourceProblems: readonly Diagnostic[]
+  manifestFile: string
+  root: string
+  leftOut: string[]
+  secrets: readonly SecretFinding[]
+  options: PackOptions
+}
+
+type JudgedPack = Omit<PackResult, 'sha256' | 'bytes' | 'dryRun' | 'problems' | 'createdFolder'>
+
 /**
  * Everything a pack reports but the artifact's own size and digest: the packed manifest (with
- * `files[]` from the digests of what was read and the derived `languages`) and the warnings.
- * Refuses a packed manifest over the limit.
+ * `files[]` from the digests of what was read and the derived `languages`), the warnings, and the
+ * refusal when the package holds a secret that was not allowed or fails the level asked for.
+ * Refuses a packed manifest over the limit at once.
  */
-function describePack(manifest: Manifest, files: readonly WrittenEntry[], output: string, limits: ArchiveLimits, sourceProblems: readonly Diagnostic[], manifestFile: string) {
-  const warnings: Diagnostic[] = sourceProblems.filter((problem) => problem.severity !== 'error')
+async function judgePack(facts: PackFacts): Promise<{result: JudgedPack; refusal: {error: PackError; problems: Diagnostic[]} | null}> {
+  const {manifest, files, limits} = facts
+  const warnings: Diagnostic[] = facts.sourceProblems.filter((problem) => problem.severity !== 'error')
   const languages = deriveLanguages(files.map((file) => file.name))
   const declared = Array.isArray(manifest.languages) ? manifest.languages : []
   if (languages.length > 0 && declared.length > 0 && languageSetsDiffer(languages, declared)) {
@@ -144,32 +212,110 @@ function describePack(manifest: Manifest, files: readonly WrittenEntry[], output
       details: {limit: 'maxManifestBytes', value: manifestBytes.length},
     })
   }
-  warnings.push(...packageWarnings(manifestBytes, files, manifestFile))
-  if (files.some((file) => /(^|\/)bin\/Debug\//i.test(file.name))) {
-    warnings.push(packWarning('source-looks-like-debug-build', 'The tree holds bin/Debug/ files: this looks like a debug build. Pack a release build.', null))
+  const allowed = new Set((facts.options.allowSecrets ?? []).map(packagePathOf))
+  const refused = facts.secrets.filter((secret) => !allowed.has(secret.path))
+  const level = facts.options.level ?? 'development'
+  const report = judgeArtifact(manifestBytes, files, facts.manifestFile, levelIncludes(level, 'publication') ? 'publication' : 'package', refused)
+  const errors = report.problems.filter((problem) => problem.severity === 'error')
+  const secretErrors = errors.filter((problem) => problem.code === 'secret-detected')
+  const levelErrors = levelIncludes(level, 'package') ? errors.filter((problem) => problem.code !== 'secret-detected') : []
+  // Below the level asked for, what the store would refuse is still worth a warning.
+  for (const problem of report.problems) if (!secretErrors.includes(problem) && !levelErrors.includes(problem)) warnings.push({...problem, severity: 'warning'})
+  warnings.push(...sizeWarnings(files, limits))
+  if (isDebugBuild(facts.root, files)) {
+    warnings.push(packWarning('source-looks-like-debug-build', 'This looks like a debug build (a bin/Debug/ folder). Pack the release build instead.', null))
   }
   const digests = new Map(files.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))
-  return {
-    path: output,
+  const result: JudgedPack = {
+    path: facts.output,
     id: manifest.id,
     version: manifest.version,
     entries: files.length + 1,
     uncompressedBytes: files.reduce((sum, file) => sum + file.size, manifestBytes.length),
     files: files.map((file) => ({path: file.name, size: file.size})),
+    leftOut: facts.leftOut,
+    secrets: facts.options.dryRun === true ? [...facts.secrets] : facts.secrets.filter((secret) => allowed.has(secret.path)),
     warnings: dedupe(warnings),
     manifest: manifestBytes,
     digests,
     artifactDigest: computeArtifactDigest({unsignedManifest: unsignedManifestOf(manifestBytes), files: digests}),
   }
+  if (secretErrors.length > 0) return {result, refusal: {error: secretRefusal(refused, report), problems: [...secretErrors, ...levelErrors]}}
+  if (levelErrors.length > 0) return {result, refusal: {error: levelRefusal(level, levelErrors, report), problems: levelErrors}}
+  return {result, refusal: null}
 }
 
-function outputExists(output: string, cause?: unknown): PackError {
-  return new PackError('output-exists', `${output} already exists; pass --force to replace it.`, {cause, details: {path: output}})
+/**
+ * The packed manifest judged at `level` (package or publication) against the packed files and the
+ * secrets that were not allowed: the same rules `validate --artifact` and the store apply. Positions are
+ * not computed: the packed manifest is ours, a diagnostic points into it by pointer.
+ */
+function judgeArtifact(manifestBytes: Uint8Array, files: readonly WrittenEntry[], manifestFile: string, level: Level, secrets: readonly SecretFinding[]): ValidationReport {
+  const content: PackageContent = {kind: 'artifact', files: new Map(files.map((file) => [file.name, {size: file.size, sha256: file.sha256}])), secrets}
+  return validateManifest(manifestBytes, {level, file: manifestFile, subjectKind: 'artifact', content, positions: false})
+}
+
+function secretRefusal(secrets: readonly SecretFinding[], report: ValidationReport): PackError {
+  const lines = secrets.map((secret) => `  ${secret.path}${secret.line === null ? '' : ` (line ${secret.line})`}: ${secret.what}`)
+  return new PackError(
+    'secret-detected',
+    `The package would ship ${secrets.length === 1 ? 'a secret' : `${secrets.length} secrets`}; nothing was written:\n${lines.join('\n')}\nRemove ${secrets.length === 1 ? 'it' : 'them'}, list ${secrets.length === 1 ? 'it' : 'them'} in .svcpluginignore, or, if ${secrets.length === 1 ? 'it is' : 'they are'} meant to ship, pass --allow-secret <path> for each.`,
+    {details: {secrets: secrets.map((secret) => ({path: secret.path, kind: secret.kind, line: secret.line}))}, report},
+  )
+}
+
+function levelRefusal(level: Level, errors: readonly Diagnostic[], report: ValidationReport): PackError {
+  return new PackError('level-not-met', `The packed artifact would not pass ${level}-level validation (${errors.length} ${errors.length === 1 ? 'error' : 'errors'}); nothing was written.`, {
+    details: {level, codes: [...new Set(errors.map((error) => error.code))]},
+    report: {...report, problems: [...errors]},
+  })
+}
+
+/**
+ * A single file larger than this share of the entry limit (64 MiB of the default 512 MiB) gets a warning:
+ * plugins rarely need one, and every install pays for it.
+ */
+const largeFileShare = 1 / 8
+/** A package within this share of a limit (total size, number of entries) gets a warning. */
+const nearLimitShare = 0.9
+
+/** Warnings for large single files and for a package near the size or entry limits. */
+function sizeWarnings(files: readonly WrittenEntry[], limits: ArchiveLimits): Diagnostic[] {
+  const warnings: Diagnostic[] = []
+  for (const file of files) {
+    if (file.size > limits.maxEntryBytes * largeFileShare) {
+      warnings.push(packWarning('large-file', `${file.name} is ${formatMiB(file.size)}; plugins rarely need a file this large. Leave it out (.svcpluginignore) or download it at run time if it is not needed to start.`, null))
+    }
+  }
+  const total = files.reduce((sum, file) => sum + file.size, 0)
+  if (total > limits.maxTotalBytes * nearLimitShare) {
+    warnings.push(packWarning('package-near-limit', `The package holds ${formatMiB(total)}, near the ${formatMiB(limits.maxTotalBytes)} an artifact may unpack to.`, null))
+  }
+  const usableEntries = limits.maxEntries - 1 - signingEntryNames.length
+  if (files.length > usableEntries * nearLimitShare) {
+    warnings.push(packWarning('package-near-limit', `The package holds ${files.length} files, near the ${usableEntries} an artifact may hold (with its manifest and room for signing).`, null))
+  }
+  return warnings
+}
+
+/** A path as the user wrote it (`./keys\\test.key`) as a package path (`keys/test.key`). */
+function packagePathOf(file: string): string {
+  return path.posix.normalize(file.replaceAll('\\', '/')).replace(/^(\.\/)+/, '')
+}
+
+function formatMiB(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+}
+
+const debugFolder = /(^|\/)bin\/Debug(\/|$)/i
+
+/** True when the source folder is, or holds, a debug build's output (`…/bin/Debug/…`). */
+function isDebugBuild(root: string, files: readonly WrittenEntry[]): boolean {
+  return debugFolder.test(root.split(path.sep).join('/')) || files.some((file) => debugFolder.test(file.name))
 }
 
 /** The writer's refusals that are pack's own outcomes, as PackError; anything else unchanged. */
-function packErrorOf(error: unknown, output: string): unknown {
-  if (isArchiveError(error, 'output-exists')) return outputExists(output, error)
+function packErrorOf(error: unknown): unknown {
   if (isArchiveError(error, 'source-changed')) {
     return new PackError('source-changed', `${error.message} Pack again once the build has finished writing.`, {cause: error, details: {...error.details, path: error.details.entry}})
   }
@@ -189,7 +335,6 @@ async function readSourceManifest(file: string): Promise<Uint8Array> {
 
 /** Which limit each archive reason names, for a pack caller. */
 const limitOfReason: Readonly<Record<string, keyof ArchiveLimits>> = {
-  'too-many-entries': 'maxEntries',
   'entry-too-large': 'maxEntryBytes',
   'total-too-large': 'maxTotalBytes',
 }
@@ -199,8 +344,16 @@ const limitOfReason: Readonly<Record<string, keyof ArchiveLimits>> = {
  * layer's own checks, reported as `PackError` naming the limit and the path.
  */
 function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): void {
+  // The manifest, and room for the certificate entries sign adds: a packed artifact can always be signed.
+  const entries = files.length + 1 + signingEntryNames.length
+  if (entries > limits.maxEntries) {
+    throw new PackError(
+      'limit-exceeded',
+      `The plugin has ${files.length} files; with manifest.json and the ${signingEntryNames.length} certificate entries signing adds, its artifact would hold ${entries} entries, over the limit of ${limits.maxEntries}. Leave files out (.svcpluginignore) or combine them.`,
+      {details: {limit: 'maxEntries', value: entries}},
+    )
+  }
   try {
-    checkEntryCount(limits, files.length + 1)
     const tally = new SizeTally(limits)
     for (const file of files) tally.add(file.name, file.size)
   } catch (error) {
@@ -213,16 +366,6 @@ function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): voi
   }
 }
 
-/**
- * Package-level findings on the packed manifest against the packed files: in `pack` they warn
- * (the artifact is still written) so a build script sees them before `validate --artifact` does.
- */
-function packageWarnings(manifestBytes: Uint8Array, files: readonly WrittenEntry[], manifestFile: string): Diagnostic[] {
-  const content: PackageContent = {kind: 'artifact', files: new Map(files.map((file) => [file.name, {size: file.size, sha256: file.sha256}]))}
-  const report = validateManifest(manifestBytes, {level: 'package', file: manifestFile, subjectKind: 'artifact', content})
-  return report.problems.map((problem) => ({...problem, severity: 'warning' as const, line: null, column: null}))
-}
-
 function packWarning(code: Diagnostic['code'], message: string, pointer: string | null): Diagnostic {
   return {code, severity: 'warning', message, pointer, line: null, column: null}
 }
@@ -230,7 +373,7 @@ function packWarning(code: Diagnostic['code'], message: string, pointer: string 
 function dedupe(warnings: Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>()
   return warnings.filter((warning) => {
-    const key = `${warning.code} ${warning.pointer}`
+    const key = `${warning.code} ${warning.pointer} ${warning.message}`
     if (seen.has(key)) return false
     seen.add(key)
     return true

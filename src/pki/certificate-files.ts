@@ -1,4 +1,5 @@
-import {mkdir, rm} from 'node:fs/promises'
+import {rm} from 'node:fs/promises'
+import {createOutputFolder, removeCreatedFolders, writeNewFile} from '../fs/output.js'
 import {readInputFile} from '../fs/input.js'
 import path from 'node:path'
 import {base64Line, decodeBase64Line} from './base64.js'
@@ -6,7 +7,7 @@ import {type Certificate, type CertificateFiles, type CertificateSubject, issueC
 import {signingFileNames} from '../model/signing-files.js'
 import {signatureLength} from './ed25519.js'
 import {SigningError} from './errors.js'
-import {readPrivateKeyFile, readPublicKeyFile, writeNewFile} from './keys.js'
+import {readPrivateKeyFile, readPublicKeyFile} from './keys.js'
 
 /** Reads a certificate and its signature file (`unreadable` when a file is missing or the signature is not base64 of 64 bytes). */
 export async function readCertificateFiles(jsonFile: string, sigFile: string): Promise<CertificateFiles> {
@@ -107,7 +108,7 @@ export async function issueCertificateFiles(options: IssueCertificateFilesOption
   if (issuer !== undefined) {
     files.push([signingFileNames.issuerJson, issuer.json], [signingFileNames.issuerSig, base64Line(Buffer.from(issuer.sig, 'base64'))])
   }
-  await mkdir(options.output, {recursive: true})
+  const created = await createOutputFolder(options.output)
   const written: string[] = []
   try {
     for (const [name, content] of files) {
@@ -117,6 +118,7 @@ export async function issueCertificateFiles(options: IssueCertificateFilesOption
     }
   } catch (error) {
     await Promise.all(written.map((file) => rm(file, {force: true})))
+    await removeCreatedFolders(options.output, created)
     throw error
   }
   return {

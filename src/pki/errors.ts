@@ -3,8 +3,6 @@ import type {FileProblemCode} from '../model/file-problems.js'
 
 /** Every code a signing-layer function can throw (keys, certificates, trust stores, `sign`). */
 export type SigningErrorCode =
-  /** An output file (key, certificate, trust store, signed artifact) already exists; nothing is overwritten. */
-  | 'output-exists'
   /** A key pair name is not a plain file name. */
   | 'invalid-key-name'
   /** A key file is missing, unreadable or not one line of base64 of 32 bytes. */

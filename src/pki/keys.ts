@@ -1,5 +1,6 @@
-import {mkdir, open, rm} from 'node:fs/promises'
+import {rm} from 'node:fs/promises'
 import {readInputFile} from '../fs/input.js'
+import {createOutputFolder, removeCreatedFolders, writeNewFile} from '../fs/output.js'
 import path from 'node:path'
 import {base64Line, decodeBase64Line, encodeBase64} from './base64.js'
 import {generateKeyPair, keyLength} from './ed25519.js'
@@ -30,14 +31,14 @@ export function keyPairFiles(dir: string, name: string): {privateKeyFile: string
 /**
  * Generates a key pair (or takes `keyPair`) and writes `<name>.key` (mode 0600) and `<name>.pub` into
  * `dir`, creating `dir` if needed. Never overwrites: an existing file gives `output-exists` and
- * nothing is left behind.
+ * nothing is left behind; a folder that cannot be created or written gives `write-failed`.
  */
 export async function writeKeyPair(dir: string, name: string, keyPair: KeyPair = generateKeyPair()): Promise<WrittenKeyPair> {
   if (name === '' || /[/\\]/.test(name) || name === '.' || name === '..') {
     throw new SigningError('invalid-key-name', `The key name ${JSON.stringify(name)} is not a plain file name.`)
   }
   const {privateKeyFile, publicKeyFile} = keyPairFiles(dir, name)
-  await mkdir(dir, {recursive: true})
+  const created = await createOutputFolder(dir)
   const written: string[] = []
   try {
     // The private file first and exclusively: 'wx' refuses an existing file (or a symlink planted there).
@@ -47,31 +48,10 @@ export async function writeKeyPair(dir: string, name: string, keyPair: KeyPair =
     written.push(publicKeyFile)
   } catch (error) {
     await Promise.all(written.map((file) => rm(file, {force: true})))
+    await removeCreatedFolders(dir, created)
     throw error
   }
   return {...keyPair, privateKeyFile, publicKeyFile, publicKeyText: encodeBase64(keyPair.publicKey)}
-}
-
-/**
- * Creates `file` with `content` and `mode`, refusing to replace anything (`output-exists`).
- * The mode is given to open(2) so a private key is never readable by others, not even briefly.
- */
-export async function writeNewFile(file: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
-  let handle
-  try {
-    handle = await open(file, 'wx', mode)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new SigningError('output-exists', `${file} already exists; it is never overwritten. Choose another output or remove it first.`, {cause: error, details: {path: file}})
-    }
-    throw error
-  }
-  try {
-    await handle.writeFile(content)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
 }
 
 /** Reads a public key file: one line of base64 of 32 bytes (`key-unreadable` otherwise). */

@@ -7,7 +7,8 @@ import {decodeBase64, encodeBase64} from './base64.js'
 import {rootKeyIdPattern} from './certificate.js'
 import {generateKeyPair, keyLength} from './ed25519.js'
 import {SigningError} from './errors.js'
-import {type KeyPair, type WrittenKeyPair, writeKeyPair, writeNewFile} from './keys.js'
+import {type KeyPair, type WrittenKeyPair, writeKeyPair} from './keys.js'
+import {writeNewFile} from '../fs/output.js'
 
 /** One trusted root: its id (as certificates name it) and its Ed25519 public key in base64. */
 export interface TrustedRoot {

@@ -43,6 +43,8 @@ const descriptions: Record<(typeof diagnosticCodes)[number], string> = {
   'manifest-missing': 'The archive holds no manifest.json.',
   'secret-detected': 'The package holds a private key, a .env file or a credential of a well-known shape.',
   'source-looks-like-debug-build': 'The packed tree looks like a debug build (bin/Debug/).',
+  'large-file': 'One packed file is larger than a plugin usually needs.',
+  'package-near-limit': 'The package is close to an artifact limit (size or number of files).',
 }
 
 /** A one-sentence description of what a diagnostic code means. */

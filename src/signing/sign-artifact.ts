@@ -1,5 +1,6 @@
-import {lstat, rm} from 'node:fs/promises'
-import {isArchiveError} from '../archive/errors.js'
+import {rm} from 'node:fs/promises'
+import path from 'node:path'
+import {checkOutputFree, createOutputFolder, removeCreatedFolders} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
@@ -43,7 +44,7 @@ export interface SignArtifactResult {
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
-  await assertAbsent(options.output)
+  await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
   const {signed, written} = await withArtifact(options.artifact, {limits}, async (artifact) => {
     const contents = await artifact.contents()
     const signed = signContents(contents, {...options, now})
@@ -89,15 +90,6 @@ export async function signArtifactFiles(options: SignArtifactFilesOptions): Prom
   })
 }
 
-async function assertAbsent(output: string): Promise<void> {
-  try {
-    await lstat(output)
-  } catch {
-    return
-  }
-  throw new SigningError('output-exists', `${output} already exists; sign never overwrites. Choose another --output or remove it first.`, {details: {path: output}})
-}
-
 /** Writes the signed archive: manifest first, then payload and certificate entries in UTF-8 byte order. */
 async function writeSigned(output: string, source: StrictArchive, payload: ReadonlyMap<string, {size: number; sha256: string}>, signed: SignedContents, limits: ArchiveLimits) {
   const entries: WriterEntry[] = []
@@ -118,10 +110,10 @@ async function writeSigned(output: string, source: StrictArchive, payload: Reado
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
   const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
-  try {
-    return await writeArchive(output, [manifest, ...entries], {limits})
-  } catch (error) {
-    if (isArchiveError(error, 'output-exists')) throw new SigningError('output-exists', error.message, {cause: error, details: {path: output}})
+  const folder = path.dirname(path.resolve(output))
+  const created = await createOutputFolder(folder, output)
+  return writeArchive(output, [manifest, ...entries], {limits}).catch(async (error: unknown) => {
+    await removeCreatedFolders(folder, created)
     throw error
-  }
+  })
 }

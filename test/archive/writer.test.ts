@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {execFile, spawnSync} from 'node:child_process'
 import {createHash, randomBytes} from 'node:crypto'
-import {readdir, readFile, rm, symlink, utimes, writeFile} from 'node:fs/promises'
+import {mkdir, readdir, readFile, rm, symlink, utimes, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Readable} from 'node:stream'
 import {after, before, describe, it} from 'node:test'
@@ -10,6 +10,7 @@ import {deflateRawSync} from 'node:zlib'
 import fc from 'fast-check'
 import yauzl from 'yauzl'
 import {ArchiveError} from '../../src/archive/errors.js'
+import {OutputError} from '../../src/fs/output.js'
 import {compareEntryNames} from '../../src/archive/names.js'
 import {openArchive} from '../../src/archive/reader.js'
 import {writeArchive, writeArchiveBody, type WriterEntry} from '../../src/archive/writer.js'
@@ -577,9 +578,20 @@ describe('writeArchive failures', () => {
     assert.equal((await readFile(result.path)).readUInt32LE(0), 0x04034b50)
   })
 
-  it('is write-failed (output-io) when the output folder does not exist', async () => {
-    const error = await rejectionOf(writeArchive(path.join(temp.dir, 'missing-folder', 'out.svcPlugin'), [{name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('{}')}}]))
-    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'write-failed', reason: 'output-io'})
+  it('is write-failed (ENOENT) naming the output, never its temporary file, when the output folder does not exist', async () => {
+    const output = path.join(temp.dir, 'missing-folder', 'out.svcPlugin')
+    const error = await rejectionOf(writeArchive(output, [{name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('{}')}}]))
+    assert.ok(error instanceof OutputError, String(error))
+    assert.deepEqual({code: error.code, reason: error.details.reason, path: error.details.path}, {code: 'write-failed', reason: 'ENOENT', path: output})
+    assert.equal(error.message, `${output} cannot be written: its folder does not exist.`)
+  })
+
+  it('is write-failed (EISDIR) when a folder stands where the output should be', async () => {
+    const output = path.join(temp.dir, 'folder-output')
+    await mkdir(output)
+    const error = await rejectionOf(writeArchive(output, [{name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('{}')}}]))
+    assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'write-failed', reason: 'EISDIR'})
+    assert.deepEqual(await readdir(output), [])
   })
 
   it('refuses an unsafe name before writing anything', async () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
-import {readFile} from 'node:fs/promises'
+import {readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {findSecrets, isEnvironmentFile} from '../../src/artifact/secrets.js'
+import {readFolderContent} from '../../src/artifact/folder.js'
+import {SecretScanner, findSecrets, isEnvironmentFile} from '../../src/artifact/secrets.js'
 import {validateArtifact} from '../../src/artifact/validate-artifact.js'
 import {writeKeyPair} from '../../src/pki/keys.js'
 import {validatePath} from '../../src/validate/validate-path.js'
@@ -71,5 +72,29 @@ describe('finding secrets in a package', () => {
     assert.deepEqual(atPackage.problems.filter((problem) => problem.code === 'secret-detected').length, 2)
     const atDevelopment = await validatePath({directory: source}, {host: {rid: 'freebsd-x64'}})
     assert.deepEqual(atDevelopment.problems.filter((problem) => problem.code === 'secret-detected'), [])
+  })
+
+  it('judges a folder by the files pack would ship: .svcpluginignore and operating-system files leave the package', async () => {
+    const payload = {'runtimes/linux-x64/alpha': 'ELF', 'keys/signing.pem': pem, '.env': 'TOKEN=1\n', '.DS_Store': 'x', '__MACOSX/._alpha': 'x'}
+    const artifact = await writeArtifact(path.join(dir, 'ignored.svcPlugin'), {payload})
+    const source = path.join(dir, 'ignored-source')
+    execFileSync('unzip', ['-q', artifact, '-d', source])
+    await writeFile(path.join(source, '.svcpluginignore'), 'keys/\n.env\n')
+    const report = await validatePath({directory: source}, {level: 'package', host: {rid: 'freebsd-x64'}})
+    assert.deepEqual(report.problems.filter((problem) => problem.code === 'secret-detected'), [])
+    const content = await readFolderContent(source, {digests: false, secrets: true})
+    assert.deepEqual([...content.files.keys()], ['runtimes/linux-x64/alpha'])
+  })
+
+  it('finds each credential at its own line when many files share one run of the rules', async () => {
+    const scanner = new SecretScanner()
+    for (let index = 0; index < 300; index++) scanner.add(`f${index}.txt`, Buffer.from('line\n'.repeat(index % 7 + 1)))
+    scanner.add('middle.npmrc', Buffer.from('a\nb\n//registry.npmjs.org/:_authToken=npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n'))
+    for (let index = 0; index < 300; index++) scanner.add(`g${index}.txt`, Buffer.from('x'.repeat(900)))
+    scanner.add('last.js', Buffer.from('const token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"'))
+    assert.deepEqual(
+      (await scanner.findings()).map((found) => `${found.path}:${found.line} ${found.kind}`),
+      ['last.js:1 credential', 'middle.npmrc:3 credential'],
+    )
   })
 })

@@ -38,7 +38,7 @@ describe('svc-plugin pack', () => {
 
     it('exits 0 and prints only the result object on stdout', () => {
       assert.equal(result.status, 0, result.stderr)
-      assert.deepEqual(Object.keys(result.json), ['path', 'id', 'version', 'entries', 'uncompressedBytes', 'bytes', 'sha256', 'dryRun', 'warnings'])
+      assert.deepEqual(Object.keys(result.json), ['path', 'id', 'version', 'entries', 'uncompressedBytes', 'bytes', 'sha256', 'dryRun', 'leftOut', 'secrets', 'createdFolder', 'problems', 'warnings'])
       assert.equal(result.stderr, '')
     })
 
@@ -242,8 +242,9 @@ describe('svc-plugin pack', () => {
         'manifest-invalid': ExitCode.invalid,
         'source-entry-rejected': ExitCode.invalid,
         'limit-exceeded': ExitCode.invalid,
-        'output-exists': ExitCode.usage,
         'source-changed': ExitCode.invalid,
+        'secret-detected': ExitCode.invalid,
+        'level-not-met': ExitCode.invalid,
       }
       for (const [code, status] of Object.entries(expected)) {
         assert.equal(exitCodeFor(new PackError(code as PackErrorCode, 'test')), status, code)

@@ -7,6 +7,7 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {promisify} from 'node:util'
 import {openArchive} from '../../src/archive/reader.js'
+import {OutputError} from '../../src/fs/output.js'
 import {validateManifest} from '../../src/manifest/validate.js'
 import {MergeError} from '../../src/merge/errors.js'
 import {merge} from '../../src/merge/merge.js'
@@ -376,7 +377,9 @@ describe('the output file', () => {
     const output = outputPath()
     await mkdirFor(output)
     await writeFile(output, 'keep me')
-    await refusal(merge([win, linux], {output}), 'output-exists')
+    const error = await merge([win, linux], {output}).then(() => assert.fail('merged'), (caught: unknown) => caught)
+    assert.ok(error instanceof OutputError, String(error))
+    assert.equal(error.code, 'output-exists')
     assert.equal(await readFile(output, 'utf8'), 'keep me')
   })
 

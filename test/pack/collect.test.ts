@@ -283,9 +283,16 @@ describe('pack: what is collected from the source tree', () => {
       })
     }
 
-    it('accepts a tree exactly at maxEntries (9 entries with manifest.json)', async () => {
-      const result = await pack(source, {dryRun: true, output: path.join(work.dir, 'out.svcPlugin'), limits: {maxEntries: 9}})
+    it('accepts a tree that leaves exactly room for signing at maxEntries (9 entries, 4 more when signed)', async () => {
+      const result = await pack(source, {dryRun: true, output: path.join(work.dir, 'out.svcPlugin'), limits: {maxEntries: 13}})
       assert.equal(result.entries, 9)
+    })
+
+    it('refuses a tree one entry short of room for the certificate entries signing adds', async () => {
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin'), limits: {maxEntries: 12}}))
+      assert.ok(error instanceof PackError, String(error))
+      assert.deepEqual({code: error.code, limit: error.details.limit, value: error.details.value}, {code: 'limit-exceeded', limit: 'maxEntries', value: 13})
+      assert.match(error.message, /8 files; with manifest\.json and the 4 certificate entries signing adds/)
     })
 
     it('refuses an artifact over maxArchiveBytes once written, leaving nothing behind', async () => {

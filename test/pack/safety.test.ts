@@ -4,6 +4,7 @@ import {chmod, mkdir, readdir, readFile, utimes, writeFile} from 'node:fs/promis
 import path from 'node:path'
 import {afterEach, beforeEach, describe, it} from 'node:test'
 import {openArchive} from '../../src/archive/reader.js'
+import {OutputError} from '../../src/fs/output.js'
 import {PackError} from '../../src/pack/errors.js'
 import {pack, type PackProgress} from '../../src/pack/pack.js'
 import {copyExample, rejectionOf, scratch, sha256Hex, sha256sum, snapshotTree, writeTree} from './support.js'
@@ -57,7 +58,7 @@ describe('pack: what it writes, and what it never touches', () => {
     it('is output-exists without force, and keeps its bytes', async () => {
       await writeFile(output, 'previous artifact')
       const error = await rejectionOf(pack(source, {output}))
-      assert.ok(error instanceof PackError)
+      assert.ok(error instanceof OutputError, String(error))
       assert.equal(error.code, 'output-exists')
       assert.equal(error.details.path, output)
       assert.equal(await readFile(output, 'utf8'), 'previous artifact')
@@ -116,10 +117,14 @@ describe('pack: what it writes, and what it never touches', () => {
       }
     })
 
-    it('leaves no temporary file beside the output when the output folder vanishes', async () => {
-      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'missing', 'plugin.svcPlugin')}))
-      assert.equal(error.code, 'write-failed', String(error))
-      assert.deepEqual((await readdir(work.dir)).sort(), ['out', 'source'])
+    it('is write-failed naming the output, never a temporary file, and leaves nothing when a file stands where a folder is needed', async () => {
+      await writeFile(path.join(work.dir, 'a-file'), 'not a folder')
+      const target = path.join(work.dir, 'a-file', 'sub', 'plugin.svcPlugin')
+      const error = await rejectionOf(pack(source, {output: target}))
+      assert.ok(error instanceof OutputError, String(error))
+      assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'write-failed', reason: 'ENOTDIR'})
+      assert.equal(error.message, `${target} cannot be written: a file stands where a folder is needed on its path.`)
+      assert.deepEqual((await readdir(work.dir)).sort(), ['a-file', 'out', 'source'])
     })
   })
 

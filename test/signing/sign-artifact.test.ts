@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {createPublicKey, verify as nodeVerify} from 'node:crypto'
-import {mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
@@ -115,6 +115,19 @@ describe('signArtifact', () => {
       return sign({artifact: await writeArtifact(out(), {manifest: new Uint8Array(Buffer.from(withoutFiles)), entries: payload}), output})
     }, 'undeclared-file'],
   ]
+  it('refuses a folder where the output should be as write-failed (EISDIR), leaving it empty', async () => {
+    const output = path.join(dir, `folder-output-${counter++}`)
+    await mkdir(output)
+    await assert.rejects(sign({output}), {code: 'write-failed', details: {path: output, reason: 'EISDIR'}})
+    assert.deepEqual(await readdir(output), [])
+  })
+
+  it('creates the missing folders of its output', async () => {
+    const output = path.join(dir, `nested-${counter++}`, 'a', 'signed.svcPlugin')
+    const result = await sign({output})
+    assert.equal(result.output, output)
+  })
+
   for (const [label, attempt, code] of refusals) {
     it(`refuses ${label} with ${code} and leaves no output`, async () => {
       const output = path.join(dir, `refused-${code}-${counter++}.svcPlugin`)

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict'
+import {mkdir, readdir, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
+import {copyExample, exampleId, exampleVersion, writeTree} from '../pack/support.js'
+
+const artifactName = `${exampleId}-${exampleVersion}.svcPlugin`
+
+let scratch: {dir: string; cleanup: () => Promise<void>}
+let counter = 0
+/** A fresh working directory holding a copy of the example plugin in `plugin/`. */
+async function workspace(): Promise<string> {
+  const cwd = path.join(scratch.dir, `w${counter++}`)
+  await copyExample(path.join(cwd, 'plugin'))
+  return cwd
+}
+
+before(async () => {
+  scratch = await tempDir('svc-plugin-cli-outputs-')
+})
+after(async () => scratch.cleanup())
+
+describe('pack --dry-run of a folder holding a .env, a private key and .DS_Store', () => {
+  it('lists every file, what is left out and each secret, exits 1 and writes nothing', async () => {
+    const cwd = await workspace()
+    await writeTree(path.join(cwd, 'plugin'), {'.env': 'TOKEN=1\n', '.DS_Store': 'junk'})
+    const keygen = await runCli(['keygen', '--output', 'plugin/keys', '--name', 'publisher', '--quiet'], {cwd})
+    assert.equal(keygen.status, 0, keygen.stderr)
+    const result = await runCli(['pack', 'plugin', '--dry-run'], {cwd})
+    assert.equal(result.status, 1, result.stderr)
+    assert.match(result.stdout, /^ +8 {2}\.env$/m)
+    assert.match(result.stdout, /^ +45 {2}keys\/publisher\.key$/m)
+    assert.match(result.stdout, /^ +left out {2}\.DS_Store \(operating-system file\)$/m)
+    assert.match(result.stderr, /^error secret-detected: "\.env" holds an environment file/m)
+    assert.match(result.stderr, /^error secret-detected: "keys\/publisher\.key" \(line 1\) holds an svc-plugin private key/m)
+    assert.match(result.stderr, /^Would refuse com\.example\.weather-station 1\.4\.2: 2 problems above; nothing was written\. To pack a file that holds a secret on purpose, pass --allow-secret <path>\.$/m)
+    assert.deepEqual((await readdir(cwd)).sort(), ['plugin'])
+  })
+
+  it('--json: the same facts as one object with problems and leftOut, on stdout only', async () => {
+    const cwd = await workspace()
+    await writeTree(path.join(cwd, 'plugin'), {'.env': 'TOKEN=1\n', '.DS_Store': 'junk'})
+    const result = await runCliJson(['pack', 'plugin', '--dry-run', '--json'], {cwd})
+    assert.equal(result.status, 1)
+    assert.deepEqual(result.json.leftOut, ['.DS_Store'])
+    assert.deepEqual(
+      result.json.problems.map((problem: {code: string; severity: string}) => `${problem.severity} ${problem.code}`),
+      ['error secret-detected'],
+    )
+    assert.equal(result.stderr, '')
+  })
+})
+
+describe('pack refusing a secret', () => {
+  it('exits 1 naming the path and how to override; --allow-secret packs it', async () => {
+    const cwd = await workspace()
+    await writeTree(path.join(cwd, 'plugin'), {'config/.env.local': 'TOKEN=1\n'})
+    const refused = await runCli(['pack', 'plugin'], {cwd})
+    assert.equal(refused.status, 1)
+    assert.match(refused.stderr, /^error secret-detected: The package would ship a secret; nothing was written:\n {2}config\/\.env\.local: an environment file/m)
+    assert.match(refused.stderr, /pass --allow-secret <path>/)
+    assert.deepEqual(await readdir(cwd), ['plugin'])
+    const allowed = await runCli(['pack', 'plugin', '--allow-secret', 'config/.env.local'], {cwd})
+    assert.equal(allowed.status, 0, allowed.stderr)
+    assert.match(allowed.stderr, /^warning secret-allowed: config\/\.env\.local holds an environment file/m)
+    assert.deepEqual((await readdir(cwd)).sort(), [artifactName, 'plugin'])
+  })
+
+  it('--level publication fails with exit 1 and the report, writing nothing', async () => {
+    const cwd = await workspace()
+    const manifestFile = path.join(cwd, 'plugin', 'manifest.json')
+    const {readFile} = await import('node:fs/promises')
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>
+    delete manifest.license
+    await writeFile(manifestFile, JSON.stringify(manifest, null, 2))
+    const result = await runCli(['pack', 'plugin', '--level', 'publication'], {cwd})
+    assert.equal(result.status, 1)
+    assert.match(result.stderr, /^error level-not-met: The packed artifact would not pass publication-level validation \(1 error\); nothing was written\.$/m)
+    assert.match(result.stderr, /^error publication-metadata-missing: license is missing/m)
+    assert.deepEqual(await readdir(cwd), ['plugin'])
+  })
+})
+
+describe('outputs that behave', () => {
+  it('pack --output into missing folders creates them and says so once', async () => {
+    const cwd = await workspace()
+    const result = await runCli(['pack', 'plugin', '--output', 'dist/x.svcPlugin'], {cwd})
+    assert.equal(result.status, 0, result.stderr)
+    assert.equal(result.stderr.match(/Created /g)?.length, 1, result.stderr)
+    assert.match(result.stderr, new RegExp(`^Created ${path.join(cwd, 'dist').replaceAll('/', '\\/')} to hold the artifact\\.$`, 'm'))
+    assert.deepEqual(await readdir(path.join(cwd, 'dist')), ['x.svcPlugin'])
+  })
+
+  it('pack --output <existing folder> writes <id>-<version>.svcPlugin into it', async () => {
+    const cwd = await workspace()
+    await mkdir(path.join(cwd, 'dist'))
+    const result = await runCli(['pack', 'plugin', '--output', 'dist'], {cwd})
+    assert.equal(result.status, 0, result.stderr)
+    assert.deepEqual(await readdir(path.join(cwd, 'dist')), [artifactName])
+  })
+
+  const unwritable = [
+    ['pack', ['pack', 'plugin', '--output', 'blocker/x.svcPlugin']],
+    ['keygen', ['keygen', '--output', 'blocker/keys']],
+    ['cert root', ['cert', 'root', '--output', 'blocker/root']],
+  ] as const
+  for (const [command, args] of unwritable) {
+    it(`${command}: an output below a file is write-failed, exit 5, naming the output and no temporary file`, async () => {
+      const cwd = await workspace()
+      await writeFile(path.join(cwd, 'blocker'), 'a file, not a folder')
+      const result = await runCli([...args], {cwd})
+      assert.equal(result.status, 5, result.stderr)
+      assert.match(result.stderr, /^error write-failed: \S*blocker\/\S+ cannot be written: a file stands where a folder is needed on its path\.$/m)
+      assert.doesNotMatch(result.stderr, /\.tmp/)
+      assert.deepEqual((await readdir(cwd)).sort(), ['blocker', 'plugin'])
+    })
+  }
+
+  it('merge: a folder where the output file should be is write-failed, exit 5', async () => {
+    const cwd = await workspace()
+    const packed = await runCli(['pack', 'plugin', '--output', 'a.svcPlugin', '--quiet'], {cwd})
+    assert.equal(packed.status, 0, packed.stderr)
+    await mkdir(path.join(cwd, 'taken.svcPlugin'))
+    const merged = await runCli(['merge', 'a.svcPlugin', 'a.svcPlugin', '--output', 'taken.svcPlugin'], {cwd})
+    assert.equal(merged.status, 5, merged.stderr)
+    assert.match(merged.stderr, /^error write-failed: \S*taken\.svcPlugin cannot be written: it is a folder\.$/m)
+  })
+})
