@@ -1,5 +1,3 @@
-import {lintSource} from '@secretlint/core'
-import {creator as recommendedRules} from '@secretlint/secretlint-rule-preset-recommend'
 import type {SecretFinding} from '../manifest/content.js'
 import {decodeBase64Line} from '../pki/base64.js'
 import {keyLength} from '../pki/ed25519.js'
@@ -18,7 +16,19 @@ export const maxScannedBytes = 1024 * 1024
 const environmentFile = /^\.env(?:\.(?!example$|sample$|template$|dist$)[^/]+)?$/i
 const pemPrivateKey = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/
 const puttyPrivateKey = /^PuTTY-User-Key-File-\d+:/m
-const secretlintConfig = {rules: [{id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendedRules}]}
+
+/**
+ * The credential rules, loaded on first use: a command that never looks for secrets (verify, install)
+ * starts without them.
+ */
+let credentialRules: Promise<(text: string, filePath: string) => ReturnType<typeof import('@secretlint/core').lintSource>> | undefined
+function loadCredentialRules() {
+  credentialRules ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([{lintSource}, {creator}]) => {
+    const config = {rules: [{id: '@secretlint/secretlint-rule-preset-recommend', rule: creator}]}
+    return (text: string, filePath: string) => lintSource({source: {filePath, content: text, contentType: 'text'}, options: {config}})
+  })
+  return credentialRules
+}
 
 /** True for a `.env` file by its name, wherever it is in the tree. */
 export function isEnvironmentFile(path: string): boolean {
@@ -99,9 +109,11 @@ export class SecretScanner {
   }
 
   async #lint(text: string, files: readonly BatchedFile[]): Promise<void> {
+    // Not finding the rules is a broken installation, not a clean package: that failure is not swallowed.
+    const lint = await loadCredentialRules()
     let messages
     try {
-      messages = (await lintSource({source: {filePath: files[0]!.path, content: text, contentType: 'text'}, options: {config: secretlintConfig}})).messages
+      messages = (await lint(text, files[0]!.path)).messages
     } catch {
       // A rule that fails on strange text finds nothing in it.
       return

@@ -1,7 +1,6 @@
 import {createRequire} from 'node:module'
-import {Ajv2020} from 'ajv/dist/2020.js'
-import type {ValidateFunction} from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import type {Ajv2020, ValidateFunction} from 'ajv/dist/2020.js'
+import type addFormatsModule from 'ajv-formats'
 import {manifestSchema} from './schema.js'
 
 /**
@@ -11,8 +10,9 @@ import {manifestSchema} from './schema.js'
  */
 export const generatedValidatorFile = 'manifest-validator.generated.cjs'
 
-// ajv-formats is CommonJS with its function as the default export's `default`.
-const addFormats = ((addFormatsModule as unknown as {default?: typeof addFormatsModule}).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020
+// Ajv is loaded only when a schema is compiled (the build, a format check, sources without a build): a
+// command that only validates manifests runs the build's standalone validator and starts without it.
+const require = createRequire(import.meta.url)
 
 let ajv: Ajv2020 | undefined
 let compiled: ValidateFunction | undefined
@@ -23,7 +23,11 @@ let compiled: ValidateFunction | undefined
  */
 export function createManifestAjv(options: {source?: boolean} = {}): Ajv2020 {
   // verbose: errors carry the failing value, which messages quote.
-  const instance = new Ajv2020({strict: true, allErrors: true, verbose: true, code: {source: options.source === true}})
+  const {Ajv2020: Ajv} = require('ajv/dist/2020.js') as {Ajv2020: typeof Ajv2020}
+  // ajv-formats is CommonJS with its function as the default export's `default`.
+  const formats = require('ajv-formats') as typeof addFormatsModule & {default?: typeof addFormatsModule}
+  const addFormats = (formats.default ?? formats) as unknown as (ajv: Ajv2020) => Ajv2020
+  const instance = new Ajv({strict: true, allErrors: true, verbose: true, code: {source: options.source === true}})
   addFormats(instance)
   instance.addKeyword({keyword: 'x-svc-requirement', schemaType: 'string'})
   return instance
@@ -42,7 +46,7 @@ export function manifestValidator(): ValidateFunction {
 
 function loadGeneratedValidator(): ValidateFunction | null {
   try {
-    const loaded = createRequire(import.meta.url)(`./${generatedValidatorFile}`) as {default?: ValidateFunction} | ValidateFunction
+    const loaded = require(`./${generatedValidatorFile}`) as {default?: ValidateFunction} | ValidateFunction
     return typeof loaded === 'function' ? loaded : (loaded.default ?? null)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return null
