@@ -5,7 +5,7 @@ import {assertValidSarif} from './sarif-schema.js'
 import {mixedProblems, sampleCwd, sampleReport} from './sample-reports.js'
 
 describe('renderSarif', () => {
-  const log = JSON.parse(renderSarif(sampleReport(mixedProblems), {toolVersion: '0.1.0', cwd: sampleCwd}))
+  const log = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '0.1.0', cwd: sampleCwd}))
   const run = log.runs[0]
 
   it('is valid against the official SARIF 2.1.0 schema', () => {
@@ -23,7 +23,7 @@ describe('renderSarif', () => {
   })
 
   it('is a clean report with no results, still valid SARIF', () => {
-    const empty = JSON.parse(renderSarif(sampleReport([]), {toolVersion: '0.1.0', cwd: sampleCwd}))
+    const empty = JSON.parse(renderSarif([sampleReport([])], {toolVersion: '0.1.0', cwd: sampleCwd}))
     assertValidSarif(empty)
     assert.deepEqual(empty.runs[0].results, [])
     assert.deepEqual(empty.runs[0].tool.driver.rules, [])
@@ -37,7 +37,7 @@ describe('renderSarif', () => {
   })
 
   it('lists one rule per code that appears, in order of first appearance', () => {
-    const withRepeat = JSON.parse(renderSarif(sampleReport([...mixedProblems, mixedProblems[1]!]), {toolVersion: '0.1.0', cwd: sampleCwd}))
+    const withRepeat = JSON.parse(renderSarif([sampleReport([...mixedProblems, mixedProblems[1]!])], {toolVersion: '0.1.0', cwd: sampleCwd}))
     const rules = withRepeat.runs[0].tool.driver.rules
     assert.deepEqual(
       rules.map((rule: {id: string}) => rule.id),
@@ -81,13 +81,13 @@ describe('renderSarif', () => {
 
   it('percent-encodes the URI and keeps the artifact member marker', () => {
     const report = sampleReport(mixedProblems, {file: `${sampleCwd}/my plugin/weather-1.0.0.svcPlugin!manifest.json`})
-    const artifactLog = JSON.parse(renderSarif(report, {toolVersion: '0.1.0', cwd: sampleCwd}))
+    const artifactLog = JSON.parse(renderSarif([report], {toolVersion: '0.1.0', cwd: sampleCwd}))
     assertValidSarif(artifactLog)
     assert.equal(artifactLog.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri, 'my%20plugin/weather-1.0.0.svcPlugin!manifest.json')
   })
 
   it('uses a file: URL for a manifest outside the working directory', () => {
-    const outside = JSON.parse(renderSarif(sampleReport(mixedProblems), {toolVersion: '0.1.0', cwd: '/elsewhere'}))
+    const outside = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '0.1.0', cwd: '/elsewhere'}))
     assertValidSarif(outside)
     assert.equal(outside.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri, 'file:///work/plugins/weather/manifest.json')
   })
