@@ -4,23 +4,34 @@ import {renderJson} from '../../src/report/json.js'
 import {mixedProblems, sampleReport} from './sample-reports.js'
 
 describe('renderJson', () => {
-  it('prints exactly valid, pluginId, version, level, file and problems', () => {
+  it('prints exactly valid, pluginId, id, version, level, path, file and problems for one subject', () => {
     const document = JSON.parse(renderJson([sampleReport(mixedProblems)], {single: true}))
-    assert.deepEqual(Object.keys(document), ['valid', 'pluginId', 'version', 'level', 'file', 'problems'])
+    assert.deepEqual(Object.keys(document), ['valid', 'pluginId', 'id', 'version', 'level', 'path', 'file', 'problems'])
     assert.deepEqual(document, {
       valid: false,
       pluginId: 'com.example.weather-station',
+      id: 'com.example.weather-station',
       version: '1.4.2',
       level: 'development',
+      path: '/work/plugins/weather/manifest.json',
       file: '/work/plugins/weather/manifest.json',
-      problems: mixedProblems,
+      problems: mixedProblems.map((problem) => ({...problem, file: '/work/plugins/weather/manifest.json'})),
     })
+  })
+
+  it('prints {valid, subjects} for several subjects, a subject that could not be read as its error', () => {
+    const error = Object.assign(new Error('nope does not exist.'), {code: 'file-not-found'})
+    const document = JSON.parse(renderJson([sampleReport([]), {path: 'nope', code: 'file-not-found', message: error.message, error}]))
+    assert.deepEqual(Object.keys(document), ['valid', 'subjects'])
+    assert.equal(document.valid, false)
+    assert.equal(document.subjects[0].valid, true)
+    assert.deepEqual(document.subjects[1], {valid: false, path: 'nope', error: {code: 'file-not-found', message: 'nope does not exist.'}})
   })
 
   it('keeps diagnostic keys in the documented order and leaves out an absent requiredBy', () => {
     const document = JSON.parse(renderJson([sampleReport(mixedProblems)], {single: true}))
-    assert.deepEqual(Object.keys(document.problems[0]), ['code', 'severity', 'message', 'pointer', 'line', 'column', 'requiredBy'])
-    assert.deepEqual(Object.keys(document.problems[1]), ['code', 'severity', 'message', 'pointer', 'line', 'column'])
+    assert.deepEqual(Object.keys(document.problems[0]), ['code', 'severity', 'message', 'file', 'pointer', 'line', 'column', 'requiredBy'])
+    assert.deepEqual(Object.keys(document.problems[1]), ['code', 'severity', 'message', 'file', 'pointer', 'line', 'column'])
   })
 
   it('drops whatever else a diagnostic object carries', () => {
