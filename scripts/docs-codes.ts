@@ -31,7 +31,7 @@ export function codePages(): Map<string, string> {
     '| --- | --- | --- |',
   ]
   for (const code of documentedCodes()) {
-    const {summary, example, fix} = codeDocumentation(code)
+    const {summary, example, fix, asError} = codeDocumentation(code)
     const kinds: string[] = []
     if (diagnostics.has(code) || code.startsWith('schema:')) kinds.push('diagnostic')
     if (errors.has(code)) {
@@ -46,6 +46,7 @@ export function codePages(): Map<string, string> {
       '',
       `**Kind:** ${kind}.${code.startsWith('schema:') ? ' The manifest breaks a rule of `schema/manifest.schema.json`; the message says which value and what is expected.' : ''}`,
       '',
+      ...(asError === undefined ? [] : [`**As an error:** ${asError}`, '']),
       '## Example',
       '',
       example,

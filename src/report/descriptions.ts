@@ -8,9 +8,11 @@ export interface CodeDocumentation {
   example: string
   /** What to do about it. */
   fix: string
+  /** For a diagnostic code that is also an error code with another sense: what the error means. */
+  asError?: string
 }
 
-type Entry = readonly [summary: string, example: string, fix: string]
+type Entry = readonly [summary: string, example: string, fix: string, asError?: string]
 
 /**
  * The one table of diagnostic codes. Typed over the code list so that a new code does not compile
@@ -20,9 +22,10 @@ const diagnostics: Record<(typeof diagnosticCodes)[number], Entry> = {
   'unsupported-manifest-version': ['manifestVersion is not 1.', '`"manifestVersion": 2`', 'Set `"manifestVersion": 1`, the only manifest format there is.'],
   'invalid-plugin-id': ['The plugin id is not a reverse-domain id of at most 128 characters.', '`"id": "Weather_Station"`', 'Use lowercase dot-separated segments that start with a letter, e.g. `com.example.weather-station`.'],
   'invalid-version': [
-    'The version is not a SemVer 2.0 version (as an error of a command: a version argument is not one).',
+    'The version is not a SemVer 2.0 version.',
     '`"version": "1.4"` or `"version": "v1.4.0"`',
     'Write MAJOR.MINOR.PATCH, e.g. `1.4.0`, with no leading `v`.',
+    'A version given on the command line (e.g. `--host-version 2.x`) is not a SemVer 2.0 version.',
   ],
   'no-entrypoints': ['entrypoints declares no runtime identifier.', '`"entrypoints": {}`', 'Add one member per runtime identifier, e.g. `"linux-x64": {"executable": "runtimes/linux-x64/plugin"}`.'],
   'entrypoint-outside-version-directory': ['An entrypoint executable escapes the version directory.', '`"executable": "../tools/run"` or an absolute path', 'Give a relative path inside the plugin folder, with forward slashes and no `..`.'],
@@ -52,8 +55,18 @@ const diagnostics: Record<(typeof diagnosticCodes)[number], Entry> = {
   'undeclared-file': ['An artifact entry is not listed in files[].', 'A file added to an artifact after packing', 'Pack the plugin again from its folder.'],
   'entrypoint-not-packed': ['A declared entrypoint executable is not in the package.', '`"executable": "runtimes/win-x64/plugin.exe"` with no such file at package level', 'Build the executable into the folder named, or correct the path.'],
   'languages-recomputed': ['The declared languages differ from those derived from the localization files.', '`"languages": ["en"]` beside `Localization/Strings.de.resx`', 'Let `svc-plugin pack` derive languages, or list exactly the languages of the resource files.'],
-  'id-mismatch': ['The manifest id disagrees with its installed directory (or the id a command expected).', 'An install directory `com.example.a` holding a manifest of `com.example.b`', 'Reinstall the plugin; never move installed folders by hand.'],
-  'version-mismatch': ['The manifest version disagrees with its installed directory (or the version a command expected).', 'A version directory `1.0.0` holding a manifest of 1.0.1', 'Reinstall the plugin; never move installed folders by hand.'],
+  'id-mismatch': [
+    'The manifest id disagrees with its installed directory.',
+    'An install directory `com.example.a` holding a manifest of `com.example.b`',
+    'Reinstall the plugin; never move installed folders by hand.',
+    'The artifact is of another plugin than the id the command was told to expect.',
+  ],
+  'version-mismatch': [
+    'The manifest version disagrees with its installed directory.',
+    'A version directory `1.0.0` holding a manifest of 1.0.1',
+    'Reinstall the plugin; never move installed folders by hand.',
+    'The artifact is of another version than the one the command was told to expect.',
+  ],
   'entrypoint-missing': ["The executable of the host's own runtime identifier is not on disk.", 'Validating on linux-x64 a folder with no `runtimes/linux-x64/plugin` built yet', 'Build for this runtime identifier, or name another host with `--rid`.'],
   incompatible: ['The plugin cannot run on the named host (protocol or host version).', '`"svc": ">=3.0.0"` checked with `--host-version 2.5.0`', 'Widen the compatibility ranges if the plugin truly works there, or use a matching host.'],
   'unsafe-entry': ['An archive entry has an unsafe name or type.', 'An entry named `../../etc/passwd`, an absolute path or a symbolic link', 'Pack the plugin with `svc-plugin pack`, which only writes safe entries.'],
@@ -156,8 +169,8 @@ const errors: Record<string, Entry> = {
   'already-revoked': ['That certificate or key is already revoked.', 'Revoking the same certificate twice', 'Nothing to do.'],
 }
 
-function documentation([summary, example, fix]: Entry): CodeDocumentation {
-  return {summary, example, fix}
+function documentation([summary, example, fix, asError]: Entry): CodeDocumentation {
+  return asError === undefined ? {summary, example, fix} : {summary, example, fix, asError}
 }
 
 /** What a code means, an example and a fix: a diagnostic code, a `schema:<keyword>` code or an error code. */

@@ -324,7 +324,7 @@ describe('svc-plugin validate', () => {
       for (const flag of ['--manifest', '--directory', '--artifact', '--level', '--format', '--json', '--quiet', '--no-color']) {
         assert.ok(result.stdout.includes(flag), `--help does not mention ${flag}`)
       }
-      for (const word of ['development', 'package', 'publication', 'text', 'json', 'sarif', 'github', 'EXAMPLES', 'Exit status']) {
+      for (const word of ['development', 'package', 'publication', 'text', 'json', 'sarif', 'github', 'junit', 'gitlab', 'GITHUB_ACTIONS', '--root', 'docs/codes/<code>.md', 'EXAMPLES', 'Exit status']) {
         assert.ok(result.stdout.includes(word), `--help does not mention ${word}`)
       }
     })
