@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
-import {cp, mkdir, readFile, writeFile} from 'node:fs/promises'
+import {cp, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
 import {runCli, tempDir} from '../helpers/cli.js'
 import {repoRoot} from '../fixtures/corpus.js'
+import {joinZip, newRecord, splitZip} from '../helpers/zip-splice.js'
 import {assertValidSarif} from '../report/sarif-schema.js'
 
 const fixtures = path.join(repoRoot, 'fixtures')
@@ -109,6 +110,27 @@ describe('svc-plugin validate in CI', () => {
       for (const rule of run.tool.driver.rules) {
         assert.ok(rule.shortDescription.text && rule.fullDescription.text && rule.help.text && rule.help.markdown)
         assert.match(rule.helpUri, /^https:\/\/unpkg\.com\/svc-plugin@[^/]+\/docs\/codes\/[a-z-]+\.md$/)
+      }
+    })
+
+    it('a problem inside an artifact is located at the artifact file, the inner path in the message', async () => {
+      const packed = path.join(repo, 'dist', 'example.svcPlugin')
+      assert.equal((await runCli(['pack', 'plugins/example', '--output', packed], {cwd: repo})).status, 0)
+      // An entry added after packing, which files[] does not declare.
+      const records = splitZip(await readFile(packed))
+      records.push(newRecord({name: 'extra.txt', content: Buffer.from('added later')}))
+      await writeFile(packed, joinZip(records))
+      try {
+        const result = await runCli(['validate', 'example.svcPlugin', '--format', 'sarif'], {cwd: path.join(repo, 'dist')})
+        assert.equal(result.status, 1)
+        const log = JSON.parse(result.stdout)
+        assertValidSarif(log)
+        const finding = log.runs[0].results.find((item: {ruleId: string}) => item.ruleId === 'undeclared-file')
+        assert.deepEqual(finding.locations[0].physicalLocation, {artifactLocation: {uri: 'dist/example.svcPlugin', uriBaseId: '%SRCROOT%'}})
+        assert.match(finding.message.text, /^manifest\.json(:\d+)? \(inside the artifact\): /)
+        assert.equal(finding.properties.innerPath, 'manifest.json')
+      } finally {
+        await rm(path.join(repo, 'dist'), {recursive: true, force: true})
       }
     })
 
