@@ -1,15 +1,11 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import {isSvcPluginError, removeTemporaryFilesSync} from '../src/index.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
+import {argvWantsJson, reportFailure} from './failure.js'
 import {io} from './io.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
-export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {error: {...details, code, message}, ...extra}
-}
 
 /**
  * Every command extends this: it owns the global flags, writes results to stdout and
@@ -77,7 +73,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** True when the JSON form was asked for, even when the flags could not be parsed. */
   protected get wantsJson(): boolean {
-    return this.flags?.json ?? process.argv.includes('--json')
+    return this.flags?.json ?? argvWantsJson(this.argv)
   }
 
   /**
@@ -85,8 +81,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * `error <code>: <message>` on stderr (plus `text` below it, when there is more to show), then exits.
    */
   protected fail(code: string, message: string, status: ExitCode, options: {details?: Readonly<Record<string, unknown>>; extra?: Record<string, unknown>; text?: string} = {}): never {
-    if (this.wantsJson) this.outJson(errorDocument(code, message, options.details, options.extra))
-    io.stderr.write(`error ${code}: ${message}\n${options.text ?? ''}`)
+    reportFailure({code, message, json: this.wantsJson, ...options})
     this.exit(status)
   }
 
@@ -100,8 +95,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (error instanceof Errors.ExitError) throw error
     if (isSvcPluginError(error)) this.fail(error.code, error.message, exitCodeFor(error), {details: error.details})
     if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
-    if (process.env.DEBUG) io.stderr.write(`${error.stack ?? ''}\n`)
-    this.fail('internal-error', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
+    if (process.env.SVC_PLUGIN_DEBUG === '1') io.stderr.write(`${error.stack ?? ''}\n`)
+    this.fail('internal', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
   }
 }
 

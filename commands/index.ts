@@ -14,6 +14,7 @@ import Sign from './sign.js'
 import Verify from './verify.js'
 import CertRevoke from './cert/revoke.js'
 import StoreVerify from './store/verify.js'
+import Help from './help.js'
 
 /**
  * Every command of the CLI, by id (oclif's explicit discovery: no directory scan at start-up).
@@ -36,4 +37,5 @@ export const COMMANDS = {
   verify: Verify,
   'cert:revoke': CertRevoke,
   'store:verify': StoreVerify,
+  help: Help,
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
-import {protocolFlag} from './flags.js'
+import {dataRootOptions, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
 import {formatBytes, progressBar} from './progress.js'
 import {install, readRevocationList, readTrustStore, type InstallWarning} from '../src/index.js'
 
@@ -34,13 +34,13 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   }
 
   static override flags = {
-    'data-root': Flags.string({description: 'The host data directory (plugins live under <dir>/plugins).', required: true, helpValue: '<dir>'}),
+    'data-root': Flags.string({...dataRootOptions, description: 'The host data directory (plugins live under <dir>/plugins).', required: true}),
     rid: Flags.string({description: 'The host runtime identifier (default: this machine, e.g. linux-x64).', helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'The host version checked against compatibility.svc (default 0.0.0-dev: not checked).', helpValue: '<version>'}),
     protocol: protocolFlag({default: {minimum: 1, maximum: 3}, defaultHelp: async () => '1-3'}),
-    trust: Flags.string({description: 'Trust store file: the roots a signature must chain to.', helpValue: '<file>'}),
+    trust: Flags.string({...trustOptions, description: 'Trust store file: the roots a signature must chain to (needed for a signed artifact).'}),
     'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
-    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing the install.', default: false}),
     'expect-id': Flags.string({description: 'Refuse (id-mismatch) unless the artifact is this plugin id.', helpValue: '<id>'}),
     'expect-version': Flags.string({description: 'Refuse (version-mismatch) unless the artifact is this version.', helpValue: '<version>'}),

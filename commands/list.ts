@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {dataRootOptions} from './flags.js'
 import {listInstalled} from '../src/index.js'
 
 /** `svc-plugin list`: the library `listInstalled`. */
@@ -12,7 +13,7 @@ Exit status: 0, 2 usage error.`
   static override examples = ['<%= config.bin %> list --data-root ~/.svc', '<%= config.bin %> list --data-root ~/.svc --json']
 
   static override flags = {
-    'data-root': Flags.string({description: 'The host data directory.', required: true, helpValue: '<dir>'}),
+    'data-root': Flags.string({...dataRootOptions, description: 'The host data directory.', required: true}),
   }
 
   async run(): Promise<void> {

@@ -3,7 +3,7 @@ import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
 import {colorEnabled, levels, renderReport, reportFormats, validatePath} from '../src/index.js'
 import {io} from './io.js'
-import {protocolFlag} from './flags.js'
+import {choiceFlag, protocolFlag} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check a plugin manifest, a plugin folder or an artifact and report every problem.'
@@ -34,12 +34,8 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
     manifest: Flags.string({char: 'm', description: 'Validate this manifest.json file.', helpValue: '<file>'}),
     directory: Flags.string({char: 'd', description: 'Validate the plugin folder holding manifest.json.', helpValue: '<dir>'}),
     artifact: Flags.string({char: 'a', description: 'Validate a .svcPlugin artifact.', helpValue: '<file>'}),
-    level: Flags.option({
-      char: 'l',
-      options: levels,
-      description: 'Requirement level (default: development for a manifest or folder, package for an artifact).',
-    })(),
-    format: Flags.option({options: reportFormats, char: 'f', description: 'Output format (default: text; --json is --format json).'})(),
+    level: choiceFlag(levels)({char: 'l', description: 'Requirement level (default: development for a manifest or folder, package for an artifact).'}),
+    format: choiceFlag(reportFormats)({char: 'f', description: 'Output format (default: text; --json is --format json).'}),
     rid: Flags.string({description: "The host runtime identifier whose entrypoint must be on disk (default: this machine's, e.g. linux-x64).", helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'Preview an install on a host of this version: judge compatibility.svc against it.', helpValue: '<version>'}),
     protocol: protocolFlag({description: 'Preview an install on a host serving these protocol majors (MIN-MAX): judge compatibility.protocol against them.'}),

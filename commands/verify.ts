@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {ExitCode, exitCodeForProblem} from './exit-codes.js'
+import {dataRootOptions, revocationsFlag, trustOptions} from './flags.js'
 import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../src/index.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
@@ -26,12 +27,12 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   }
 
   static override flags = {
-    trust: Flags.string({char: 't', description: 'The trust store (trust.json from cert root).', required: true, helpValue: '<file>'}),
-    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    trust: Flags.string({...trustOptions, description: 'The trust store (trust.json from cert root).', required: true}),
+    revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing it.', default: false}),
     installed: Flags.string({description: 'Verify this installed plugin instead of an artifact.', helpValue: '<id>', dependsOn: ['data-root']}),
     version: Flags.string({description: 'With --installed: the installed version (default: the active one).', dependsOn: ['installed']}),
-    'data-root': Flags.string({description: 'With --installed: the host data directory.', helpValue: '<dir>', dependsOn: ['installed']}),
+    'data-root': Flags.string({...dataRootOptions, description: 'With --installed: the host data directory.'}),
   }
 
   async run(): Promise<void> {

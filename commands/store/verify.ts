@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
+import {revocationsFlag, trustOptions} from '../flags.js'
 import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../src/index.js'
 import {io} from '../io.js'
 
@@ -24,9 +25,9 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   static override flags = {
     'account-name': Flags.string({description: "The uploading account's publisher name (publisher.name must equal it).", required: true, helpValue: '<name>'}),
     'account-id': Flags.string({description: "The uploading account's publisher id (publisher.id, when present, must equal it).", helpValue: '<id>'}),
-    trust: Flags.string({char: 't', description: 'The trust store the signature must chain to.', required: true, helpValue: '<file>'}),
+    trust: Flags.string({...trustOptions, description: 'The trust store the signature must chain to.', required: true}),
     published: Flags.string({description: 'A version already published (repeat, or separate with commas); the upload must be greater.', multiple: true, delimiter: ',', helpValue: '<version>'}),
-    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate (a warning) instead of refusing the upload.', default: false}),
   }
 
