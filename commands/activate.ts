@@ -28,6 +28,10 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
       this.outJson(result)
       return
     }
+    if (result.previousVersion === result.version) {
+      this.out(`${result.id} ${result.version} is already the active version; nothing changed.`)
+      return
+    }
     const was = result.previousVersion === null ? 'none was active' : `was ${result.previousVersion}`
     this.out(`Activated ${result.id} ${result.version} (${was})`)
   }

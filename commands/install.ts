@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
-import {dataRootOptions, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
+import {dataRootOptions, environmentVariables, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
 import {formatBytes, progressBar} from './progress.js'
-import {install, readRevocationList, readTrustStore, type InstallWarning} from '../src/index.js'
+import {install, readRevocationList, readTrustStore, type InstallWarning, type SvcPluginError} from '../src/index.js'
 
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
@@ -29,6 +29,12 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     '<%= config.bin %> install weather-1.4.2.svcPlugin --data-root ./data --trust trust.json --expect-id com.example.weather-station --json',
   ]
 
+  static override advice = {
+    'unsigned-not-permitted': 'Pass --allow-unsigned to install it anyway (never for a plugin once installed Trusted).',
+    'already-installed': 'Pass --force to replace it.',
+    'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.',
+  }
+
   static override args = {
     artifact: Args.string({description: 'The .svcPlugin file to install.', required: true}),
   }
@@ -48,6 +54,14 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
     retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 1, min: 0}),
+  }
+
+  /** A signed artifact refused for want of a trust store says where one comes from. */
+  protected override adviceFor(error: SvcPluginError): string | undefined {
+    if (error.code === 'signature-untrusted' && this.flags?.trust === undefined) {
+      return `A signed artifact is installed only against a trust store: pass --trust <file> (or set ${environmentVariables.trust}).`
+    }
+    return super.adviceFor(error)
   }
 
   async run(): Promise<void> {

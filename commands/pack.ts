@@ -106,7 +106,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
       for (const file of result.files) this.out(`${String(file.size).padStart(12)}  ${file.path}`)
       for (const file of result.leftOut) this.out(`${'left out'.padStart(12)}  ${file} (operating-system file)`)
       if (digest) this.out(`artifact digest sha256:${digest.sha256}`)
-      for (const problem of result.problems) this.note(`error ${problem.code}: ${problem.message}`)
+      for (const problem of result.problems) this.errorLine(`error ${problem.code}: ${problem.message}`)
       if (result.problems.length > 0) {
         const secrets = result.problems.some((problem) => problem.code === 'secret-detected') ? ' To pack a file that holds a secret on purpose, pass --allow-secret <path>.' : ''
         this.note(`Would refuse ${result.id} ${result.version}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} above; nothing was written.${secrets}`)

@@ -15,6 +15,8 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
     '<%= config.bin %> uninstall com.example.weather-station --data-root ~/.svc --purge --json',
   ]
 
+  static override advice = {'dependency-in-use': 'Or pass --force to uninstall it anyway.'}
+
   static override args = {
     id: Args.string({description: 'The plugin id.', required: true}),
   }

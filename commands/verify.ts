@@ -22,6 +22,8 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
     '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json --revocations revocations.json',
   ]
 
+  static override advice = {'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
+
   static override args = {
     artifact: Args.string({description: 'The .svcPlugin to verify (omit with --installed).', required: false}),
   }
@@ -48,7 +50,7 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
     } else if (result.valid) {
       this.out(`valid, signed by certificate ${result.certificateId}`)
     } else {
-      for (const problem of result.problems) this.out(`invalid: ${problem.code}: ${problem.message}`)
+      for (const problem of result.problems) this.outAlways(`invalid: ${problem.code}: ${problem.message}`)
     }
     this.setExit(exitStatus(result))
   }
@@ -64,7 +66,7 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
     for (const item of result.warnings) this.note(`warning ${item.code}: ${item.message}`)
     if (json) this.outJson(result)
     else if (result.valid) this.out(`valid, ${result.id} ${result.version} (${result.verdict})`)
-    else for (const problem of result.problems) this.out(`invalid: ${problem.code}: ${problem.message}`)
+    else for (const problem of result.problems) this.outAlways(`invalid: ${problem.code}: ${problem.message}`)
     this.setExit(result.valid ? ExitCode.success : ExitCode.invalid)
   }
 }

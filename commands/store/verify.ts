@@ -18,6 +18,8 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
     '<%= config.bin %> store verify weather-1.4.2.svcPlugin --account-name "Example Labs" --trust trust.json --published 1.3.0 --published 1.4.0 --revocations revocations.json --json',
   ]
 
+  static override advice = {'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
+
   static override args = {
     artifact: Args.string({description: 'The uploaded .svcPlugin.', required: true}),
   }
@@ -42,7 +44,7 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
       allowStaleRevocations,
     })
     if (json) this.outJson(report)
-    else if (!quiet || !report.accepted) this.out(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
+    else if (!quiet || !report.accepted) this.outAlways(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
     this.setExit(exitStatus(report))
   }
 }

@@ -98,7 +98,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
       await realDirectory(settings.dataRoot, levels.data(id))
       const previousVersion = installed.active?.version ?? null
       if (options.force !== true && installed.directories.has(version)) {
-        throw new InstallError('already-installed', `${id} ${version} is already installed; use force to replace it.`, {
+        throw new InstallError('already-installed', `${id} ${version} is already installed; replacing it was not asked for.`, {
           details: {id, version, active: previousVersion === version},
         })
       }
@@ -173,7 +173,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
 
 function resolveSettings(options: InstallOptions): InstallSettings {
   if (typeof options?.dataRoot !== 'string' || options.dataRoot === '') {
-    throw new InstallError('invalid-argument', 'dataRoot must name a directory.', {details: {argument: 'dataRoot'}})
+    throw new InstallError('invalid-argument', 'The data root must name a directory.', {details: {argument: 'dataRoot'}})
   }
   const hostVersion = options.hostVersion ?? developmentHostVersion
   assertVersion(hostVersion)
@@ -185,13 +185,13 @@ function resolveSettings(options: InstallOptions): InstallSettings {
   }
   const retain = options.retain ?? 1
   if (!Number.isSafeInteger(retain) || retain < 0) {
-    throw new InstallError('invalid-argument', `retain must be a whole number of versions, not ${retain}.`, {details: {argument: 'retain', value: retain}})
+    throw new InstallError('invalid-argument', `The number of versions to retain must be a whole number, not ${retain}.`, {details: {argument: 'retain', value: retain}})
   }
   if (options.expectId !== undefined) assertPluginId(options.expectId)
   if (options.expectVersion !== undefined) assertVersion(options.expectVersion)
   const expectSha256 = options.expectSha256 === undefined ? null : /^(?:sha256:)?([0-9a-fA-F]{64})$/.exec(options.expectSha256)?.[1]
   if (expectSha256 === undefined) {
-    throw new InstallError('invalid-argument', `expectSha256 ${JSON.stringify(options.expectSha256)} is not a SHA-256 digest (64 hex digits).`, {details: {argument: 'expectSha256'}})
+    throw new InstallError('invalid-argument', `The expected SHA-256 ${JSON.stringify(options.expectSha256)} is not a SHA-256 digest (64 hex digits).`, {details: {argument: 'expectSha256'}})
   }
   if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) {
     throw new InstallError('invalid-argument', 'now must be a valid Date.', {details: {argument: 'now'}})
