@@ -2,6 +2,7 @@ import {
   isSvcPluginError,
   type ArchiveErrorCode,
   type InputFileErrorCode,
+  type InitErrorCode,
   type InspectErrorCode,
   type InstallErrorCode,
   type MergeErrorCode,
@@ -49,6 +50,7 @@ export type ErrorCode =
   | StoreErrorCode
   | ValidationErrorCode
   | InspectErrorCode
+  | InitErrorCode
   | ModelErrorCode
   | 'lock-timeout'
   | CommandErrorCode

@@ -15,6 +15,7 @@ import Verify from './verify.js'
 import CertRevoke from './cert/revoke.js'
 import StoreVerify from './store/verify.js'
 import Help from './help.js'
+import Init from './init.js'
 
 /**
  * Every command of the CLI, by id (oclif's explicit discovery: no directory scan at start-up).
@@ -38,4 +39,5 @@ export const COMMANDS = {
   'cert:revoke': CertRevoke,
   'store:verify': StoreVerify,
   help: Help,
+  init: Init,
 }

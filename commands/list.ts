@@ -6,7 +6,7 @@ import {listInstalled} from '../src/index.js'
 /** `svc-plugin list`: the library `listInstalled`. */
 export default class List extends BaseCommand<typeof List> {
   static override summary = 'List the installed plugins.'
-  static override description = `One line per plugin: id, active version (- when none), every installed version, and the trust it was admitted with.
+  static override description = `One line per plugin: id, active version (- when none), every installed version, and the trust it was admitted with. --json prints {plugins: [...]}.
 
 Exit status: 0, 2 usage error.`
 
@@ -19,7 +19,7 @@ Exit status: 0, 2 usage error.`
   async run(): Promise<void> {
     const plugins = await listInstalled(this.flags['data-root'])
     if (this.flags.json) {
-      this.outJson(plugins)
+      this.outJson({plugins})
       return
     }
     for (const plugin of plugins) {
