@@ -1,5 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
+import {missingManifestAdvice} from '../archive/foreign.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
@@ -71,7 +72,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
         details: {expected: settings.expectSha256, actual: artifact.fileSha256},
       })
     }
-    const manifest = judgeManifest(artifact.manifest, artifactFile, {id: options.expectId, version: options.expectVersion})
+    const manifest = judgeManifest(artifact, artifactFile, {id: options.expectId, version: options.expectVersion})
     const manifestBytes = (artifact.manifest as ManifestRead).bytes
     const warnings = checkCompatibility(manifest, settings.host)
     const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
@@ -208,13 +209,14 @@ function resolveSettings(options: InstallOptions): InstallSettings {
 }
 
 /**
- * Judges the artifact's manifest at development level: none → `manifest-invalid`;
+ * Judges the artifact's manifest at development level: none → `manifest-missing`;
  * `unsupported-manifest-version` → `incompatible`; any other error → `manifest-invalid`; a manifest for
  * another id or version than expected → `id-mismatch`, `version-mismatch`.
  */
-function judgeManifest(read: ManifestRead | null, artifact: string, expect: {id?: string; version?: string}): Manifest {
+function judgeManifest(opened: OpenedArtifact, artifact: string, expect: {id?: string; version?: string}): Manifest {
+  const read = opened.manifest
   if (read === null) {
-    throw new InstallError('manifest-invalid', `${artifact} has no manifest.json at its root.`, {details: {reason: 'manifest-missing', problems: []}})
+    throw new InstallError('manifest-missing', `${artifact} has no manifest.json at its root.${missingManifestAdvice(opened.entries.map((entry) => entry.name))}`, {details: {problems: []}})
   }
   const {manifest, report} = readManifest(read.document, {file: `${artifact}!manifest.json`, subjectKind: 'artifact', subjectPath: artifact})
   if (!report.valid || manifest === null) {

@@ -30,6 +30,7 @@ const descriptions: Record<(typeof diagnosticCodes)[number], string> = {
   'file-size-mismatch': 'A file listed in files[] has another size.',
   'file-digest-mismatch': 'A file listed in files[] has another SHA-256 digest.',
   'undeclared-file': 'An artifact entry is not listed in files[].',
+  'no-file-digests': 'A packed artifact has no files[], so nothing tells a changed file from the packed one.',
   'entrypoint-not-packed': 'A declared entrypoint executable is not in the package.',
   'languages-recomputed': 'The declared languages differ from those derived from the localization files.',
   'id-mismatch': 'The manifest id disagrees with its installed directory.',
