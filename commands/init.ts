@@ -44,6 +44,6 @@ Exit status: 0 written, 2 a file exists or a value would not validate (invalid-a
       return
     }
     if (result.createdFolder !== null) this.note(`Created ${result.createdFolder}.`)
-    this.out(`Created ${result.id} ${result.version} in ${result.path}: ${result.files.map((file) => file.slice(result.path.length + 1)).join(', ')}. Check it with: svc-plugin validate ${this.args.dir}`)
+    this.out(`Created ${result.id} ${result.version} in ${result.directory}: ${result.files.map((file) => file.slice(result.directory.length + 1)).join(', ')}. Check it with: svc-plugin validate ${this.args.dir}`)
   }
 }

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {dataRootOptions, environmentVariables, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
+import {warningProblem} from './json-result.js'
 import {formatBytes, progressBar} from './progress.js'
 import {install, readRevocationList, readTrustStore, type InstallWarning, type SvcPluginError} from '../src/index.js'
 
@@ -93,7 +94,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
       },
     }).finally(() => bar.finish())
     if (json) {
-      this.outJson(result)
+      this.outJson({...result, warnings: result.warnings.map(warningProblem)})
       return
     }
     for (const item of result.warnings) this.note(warningLine(item))

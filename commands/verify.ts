@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {ExitCode, exitCodeForProblem} from './exit-codes.js'
 import {dataRootOptions, revocationsFlag, trustOptions} from './flags.js'
+import {errorProblem, warningProblem} from './json-result.js'
 import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../src/index.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
@@ -12,7 +13,7 @@ With --revocations, the root-signed revocation list (revocations.json, its revoc
 
 With --installed <id> --data-root <dir> (and optionally --version, default the active one), re-checks an installed version instead: every file against its files[] (each file changed, added or removed is reported with its code) and its signature, which must still be Trusted, or Unsigned for a version installed unsigned. Exit 0 valid, 1 invalid or not installed.
 
-Output (stdout): "valid, signed by certificate <id>" or "invalid: <code>: <message>". --json prints {valid, verdict, certificateId, issuerCertificateId, signedAt, problems: [{code, message}]} and, with --revocations, revocations: {rootKeyId, sequence, issuedAt, nextUpdate, stale}; verdict is one of Trusted, Unsigned, Malformed, SignatureInvalid, ContentMismatch, UntrustedRoot, WrongCertificatePurpose, CertificateNotValidAtSignature, Revoked.
+Output (stdout): "valid, signed by certificate <id>" or "invalid: <code>: <message>". --json prints {path, valid, verdict, certificateId, issuerCertificateId, signedAt, problems: [{code, severity, message}], warnings} and, with --revocations, revocations: {rootKeyId, sequence, issuedAt, nextUpdate, stale}; verdict is one of Trusted, Unsigned, Malformed, SignatureInvalid, ContentMismatch, UntrustedRoot, WrongCertificatePurpose, CertificateNotValidAtSignature, Revoked.
 
 Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable revocation list, 2 usage error or an unsupported archive format, 3 the artifact, the trust store or the revocation list cannot be read (missing, not a ZIP).`
 
@@ -43,10 +44,21 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
     if (artifact === undefined) this.error('Name the artifact to verify, or --installed <id> with --data-root.', {exit: 2})
     const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
     const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations})
-    if (result.revocations?.stale) this.note(`warning revocation-list-stale: the revocation list (sequence ${result.revocations.sequence}) is past its nextUpdate ${result.revocations.nextUpdate}; applied because --allow-stale-revocations was given.`)
+    if (result.revocations?.stale) this.note(`warning revocation-list-stale: ${staleWarning(result.revocations)}`)
     if (json) {
       const {valid, verdict, certificateId, issuerCertificateId, signedAt, problems} = result
-      this.outJson({valid, verdict, certificateId, issuerCertificateId, signedAt, problems, ...(result.revocations === undefined ? {} : {revocations: result.revocations})})
+      const warnings = result.revocations?.stale ? [warningProblem({code: 'revocation-list-stale', message: staleWarning(result.revocations)})] : []
+      this.outJson({
+        path: artifact,
+        valid,
+        verdict,
+        certificateId,
+        issuerCertificateId,
+        signedAt,
+        problems: problems.map(errorProblem),
+        warnings,
+        ...(result.revocations === undefined ? {} : {revocations: result.revocations}),
+      })
     } else if (result.valid) {
       this.out(`valid, signed by certificate ${result.certificateId}`)
     } else {
@@ -64,11 +76,16 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
       ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
     })
     for (const item of result.warnings) this.note(`warning ${item.code}: ${item.message}`)
-    if (json) this.outJson(result)
+    if (json) this.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})
     else if (result.valid) this.out(`valid, ${result.id} ${result.version} (${result.verdict})`)
     else for (const problem of result.problems) this.outAlways(`invalid: ${problem.code}: ${problem.message}`)
     this.setExit(result.valid ? ExitCode.success : ExitCode.invalid)
   }
+}
+
+/** The line of a stale revocation list applied with --allow-stale-revocations. */
+function staleWarning(list: {sequence: number; nextUpdate: string}): string {
+  return `the revocation list (sequence ${list.sequence}) is past its nextUpdate ${list.nextUpdate}; applied because --allow-stale-revocations was given.`
 }
 
 /** Valid is 0; otherwise the shared exit table decides from the deciding problem. */

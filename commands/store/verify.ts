@@ -9,7 +9,7 @@ export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
   static override description = `Reads the artifact once through the strict archive reader and reports every problem together: publication-level validation with the package content (every declared RID's executable, the multi-RID layout, the icon, files[] against the bytes); the signature, which must be Trusted under --trust (and not revoked by --revocations); publisher.name equal to --account-name and publisher.id, when present, equal to --account-id (publisher-mismatch); and the version greater than every --published version (version-not-newer).
 
-Output (stdout): one line per problem, "<severity> <code>: <message> [<pointer>]", then "accepted <id> <version>" or "refused <id> <version>: N problems" (N counts errors; warnings never refuse). --json prints {accepted, pluginId, version, problems: [{code, severity, message, pointer?}], verdict, certificateId}.
+Output (stdout): one line per problem, "<severity> <code>: <message> [<pointer>]", then "accepted <id> <version>" or "refused <id> <version>: N problems" (N counts errors; warnings never refuse). --json prints {path, accepted, id, version, problems: [{code, severity, message, pointer?}], verdict, certificateId}.
 
 Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust store or the revocation list cannot be read (missing, not a ZIP).`
 
@@ -43,7 +43,10 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
       revocationsFile: revocations,
       allowStaleRevocations,
     })
-    if (json) this.outJson(report)
+    if (json) {
+      const {accepted, pluginId: id, ...rest} = report
+      this.outJson({path: artifact, accepted, id, ...rest})
+    }
     else if (!quiet || !report.accepted) this.outAlways(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
     this.setExit(exitStatus(report))
   }

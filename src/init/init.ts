@@ -33,7 +33,7 @@ export interface InitOptions {
 /** What {@link initPlugin} wrote. */
 export interface InitResult {
   /** The plugin folder. */
-  path: string
+  directory: string
   id: string
   version: string
   /** Every file written, in order. */
@@ -103,7 +103,7 @@ export async function initPlugin(dir: string, options: InitOptions = {}): Promis
     for (const folder of [...folders, ...(createdFolder === null ? [] : [createdFolder])].reverse()) await rm(folder, {recursive: true, force: true})
     throw error
   }
-  return {path: directory, id: manifest.id, version: manifest.version, files: written, createdFolder, placeholder}
+  return {directory, id: manifest.id, version: manifest.version, files: written, createdFolder, placeholder}
 }
 
 function isWindows(rid: string): boolean {

@@ -27,7 +27,7 @@ describe('svc-plugin init', () => {
     const result = await runCliJson(['init', folder, '--rid', 'linux-x64'])
     assert.equal(result.status, 0, result.stderr)
     assert.deepEqual(result.json, {
-      path: folder,
+      directory: folder,
       id: 'com.example.weather-station',
       version: '0.1.0',
       files: [path.join(folder, 'manifest.json'), path.join(folder, '.svcpluginignore'), path.join(folder, 'runtimes', 'linux-x64', 'weather-station')],

@@ -213,7 +213,7 @@ describe('svc-plugin verify --installed', () => {
     assert.equal(status, 1)
     assert.equal(json.valid, false)
     assert.equal(json.verdict, 'ContentMismatch')
-    assert.deepEqual(json.problems.map((problem: {code: string; path: string | null}) => [problem.code, problem.path]), [['file-size-mismatch', 'assets/readme.txt']])
+    assert.deepEqual(json.problems.map((problem: {code: string; file: string | null}) => [problem.code, problem.file]), [['file-size-mismatch', 'assets/readme.txt']])
   })
 
   it('exits 1 with not-installed for an unknown plugin', async () => {
