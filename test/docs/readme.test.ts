@@ -27,18 +27,20 @@ after(() => rmSync(work, {recursive: true, force: true}))
 
 describe('README', () => {
   it('runs every svc-plugin example as written, in order, each with the exit status it states', () => {
-    // The reader's starting point: a built plugin folder, the repository's fixtures, an artifact of the
-    // example plugin, and `svc-plugin` on the PATH. Everything else, the examples make themselves.
+    // The reader's starting point: plugin folders (one built, one in a monorepo's plugins/), the repository's
+    // fixtures, an artifact of the example plugin (also in dist/), and `svc-plugin` on the PATH. Everything else, the examples make themselves.
     const home = path.join(work, 'project')
     cpSync(fixturesDir, path.join(home, 'fixtures'), {recursive: true})
     cpSync(path.join(fixturesDir, 'example-plugin'), path.join(home, 'build', 'plugin'), {recursive: true})
     cpSync(path.join(fixturesDir, 'example-plugin'), path.join(home, 'plugin'), {recursive: true})
+    cpSync(path.join(fixturesDir, 'example-plugin'), path.join(home, 'plugins', 'weather-station'), {recursive: true})
     writeFileSync(path.join(work, 'svc-plugin'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`)
     chmodSync(path.join(work, 'svc-plugin'), 0o755)
     const env: NodeJS.ProcessEnv = {...process.env, HOME: home, PATH: `${work}${path.delimiter}${process.env['PATH'] ?? ''}`, NO_COLOR: '1'}
     for (const name of ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'SVC_PLUGIN_DATA_ROOT', 'SVC_PLUGIN_TRUST', 'SVC_PLUGIN_REVOCATIONS']) delete env[name]
     const prelude = spawnSync('svc-plugin', ['pack', 'plugin', '--output', 'weather-1.4.2.svcPlugin'], {cwd: home, env, encoding: 'utf8'})
     assert.equal(prelude.status, 0, prelude.stderr)
+    cpSync(path.join(home, 'weather-1.4.2.svcPlugin'), path.join(home, 'dist', 'weather-1.4.2.svcPlugin'))
 
     const lines = commandLines()
     assert.ok(lines.length >= 15, `only ${lines.length} examples found`)
