@@ -2,6 +2,7 @@ import {
   isSvcPluginError,
   type ArchiveErrorCode,
   type InputFileErrorCode,
+  type InitErrorCode,
   type InspectErrorCode,
   type InstallErrorCode,
   type MergeErrorCode,
@@ -34,7 +35,7 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
 /** The command line's own codes: parsing, dispatch, interruption. */
-export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled'
+export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled' | 'internal'
 
 /** Every code an error of this toolchain can carry. */
 export type ErrorCode =
@@ -49,6 +50,7 @@ export type ErrorCode =
   | StoreErrorCode
   | ValidationErrorCode
   | InspectErrorCode
+  | InitErrorCode
   | ModelErrorCode
   | 'lock-timeout'
   | CommandErrorCode
@@ -65,6 +67,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   usage,
   'unknown-command': usage,
   cancelled,
+  internal: ExitCode.internal,
   // Inputs that cannot be read.
   'file-not-found': unreadable,
   'not-a-regular-file': unreadable,

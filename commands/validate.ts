@@ -19,7 +19,7 @@ import {
   type SubjectResult,
 } from '../src/index.js'
 import {io} from './io.js'
-import {protocolFlag} from './flags.js'
+import {choiceFlag, protocolFlag} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check plugin manifests, plugin folders or artifacts and report every problem.'
@@ -56,12 +56,8 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
     manifest: Flags.string({char: 'm', description: 'Validate this manifest.json file.', helpValue: '<file>'}),
     directory: Flags.string({char: 'd', description: 'Validate the plugin folder holding manifest.json.', helpValue: '<dir>'}),
     artifact: Flags.string({char: 'a', description: 'Validate a .svcPlugin artifact.', helpValue: '<file>'}),
-    level: Flags.option({
-      char: 'l',
-      options: levels,
-      description: 'Requirement level (default: development for a manifest or folder, package for an artifact).',
-    })(),
-    format: Flags.option({options: reportFormats, char: 'f', description: 'Output format (default: text, or github when GITHUB_ACTIONS=true; --json is --format json).'})(),
+    level: choiceFlag(levels)({char: 'l', description: 'Requirement level (default: development for a manifest or folder, package for an artifact).'}),
+    format: choiceFlag(reportFormats)({char: 'f', description: 'Output format (default: text, or github when GITHUB_ACTIONS=true; --json is --format json).'}),
     root: Flags.string({description: 'The repository root that sarif, github and gitlab paths are relative to (default: the enclosing git work tree, else the current folder).', helpValue: '<dir>'}),
     rid: Flags.string({description: "The host runtime identifier whose entrypoint must be on disk (default: this machine's, e.g. linux-x64).", helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'Preview an install on a host of this version: judge compatibility.svc against it.', helpValue: '<version>'}),

@@ -64,6 +64,7 @@ export {codeDocumentation, documentedCodes, codeHelpUrl, codePageFile, codePages
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'
 export {PackError, type PackErrorCode} from './pack/errors.js'
+export {initPlugin, InitError, type InitErrorCode, type InitOptions, type InitResult} from './init/init.js'
 export {inspect, InspectError, type Inspection, type InspectErrorCode, type SignatureShape} from './inspect/inspect.js'
 export {merge, type MergeOptions, type MergeResult} from './merge/merge.js'
 export {MergeError, type MergeErrorCode} from './merge/errors.js'

@@ -53,6 +53,11 @@ const diagnostics: Record<(typeof diagnosticCodes)[number], Entry> = {
   'file-size-mismatch': ['A file listed in files[] has another size.', 'A file changed after packing', 'Pack the plugin again; never change a packed file.'],
   'file-digest-mismatch': ['A file listed in files[] has another SHA-256 digest.', 'A file changed after packing', 'Pack the plugin again; never change a packed file.'],
   'undeclared-file': ['An artifact entry is not listed in files[].', 'A file added to an artifact after packing', 'Pack the plugin again from its folder.'],
+  'no-file-digests': [
+    'A packed artifact has no files[], so nothing tells a changed file from the packed one.',
+    'An artifact zipped by hand from a plugin folder whose manifest.json has no `files` array',
+    'Pack the plugin with `svc-plugin pack`, which writes files[] with every file\'s size and SHA-256 digest.',
+  ],
   'entrypoint-not-packed': ['A declared entrypoint executable is not in the package.', '`"executable": "runtimes/win-x64/plugin.exe"` with no such file at package level', 'Build the executable into the folder named, or correct the path.'],
   'languages-recomputed': ['The declared languages differ from those derived from the localization files.', '`"languages": ["en"]` beside `Localization/Strings.de.resx`', 'Let `svc-plugin pack` derive languages, or list exactly the languages of the resource files.'],
   'id-mismatch': [
