@@ -14,7 +14,7 @@ import {diagnosticCodes} from '../src/manifest/diagnostic.js'
 import {codeDocumentation, documentedCodes} from '../src/report/descriptions.js'
 import {codePageFile, codePagesFolder} from '../src/report/help.js'
 
-const exitMeanings: Record<number, string> = {1: 'refused', 2: 'usage', 3: 'cannot read an input', 4: 'cancelled', 5: 'cannot write an output'}
+const exitMeanings: Record<number, string> = {1: 'refused', 2: 'usage', 3: 'cannot read an input', 4: 'cancelled', 5: 'cannot write an output', 70: 'a bug'}
 
 /** Every page of `docs/codes/` by file name, index (`README.md`) included. */
 export function codePages(): Map<string, string> {

@@ -106,9 +106,9 @@ const errors: Record<string, Entry> = {
   usage: ['The command line is wrong: an unknown flag, a missing argument or a bad flag value.', '`svc-plugin validate --level strict`', 'Run the command with `--help` and correct the arguments.'],
   'unknown-command': ['There is no such command.', '`svc-plugin valdate`', 'Run `svc-plugin --help` for the list of commands.'],
   internal: [
-    'svc-plugin failed in a way it did not foresee: a bug in the tool, not a problem with your input.',
-    '`error internal: …` with exit status 70',
-    'Run the command again with `SVC_PLUGIN_DEBUG=1` to see the stack, and report it with the command line that caused it.',
+    'A bug in svc-plugin: something failed that the tool did not expect.',
+    'Any command ending with exit status 70',
+    'Run the command again with `SVC_PLUGIN_DEBUG=1` to see the stack trace, and report it with the command line that caused it.',
   ],
   cancelled: ['The command was interrupted (Ctrl-C or SIGTERM); what it had half-written was removed.', 'Pressing Ctrl-C during `svc-plugin pack`', 'Run the command again.'],
   'file-not-found': ['An input file or folder does not exist (or a pattern matched nothing).', '`svc-plugin validate plugins/missing`', 'Check the path, relative to the current folder.'],

@@ -19,7 +19,7 @@ export interface TextOptions {
  * that could not be read is `error <code>: <message>`. Several subjects end with a line counting them.
  */
 export function renderText(subjects: readonly SubjectResult[], options: TextOptions): string {
-  const parts = subjects.map((subject) => (isSubjectFailure(subject) ? `${diagnosticLine({code: subject.code as Diagnostic['code'], severity: 'error', message: subject.message, pointer: null, line: null, column: null}, options.color)}\n` : renderReportText(subject, options)))
+  const parts = subjects.map((subject) => (isSubjectFailure(subject) ? `${severityWord('error', options.color)} ${subject.code}: ${subject.message}\n` : renderReportText(subject, options)))
   if (subjects.length > 1 && !options.errorsOnly) parts.push(`${subjectsLine(subjects)}\n`)
   return parts.join('')
 }

@@ -76,4 +76,18 @@ describe('renderText', () => {
   it('never colours when not asked', () => {
     assert.doesNotMatch(renderText([sampleReport(mixedProblems)], {color: false, cwd: sampleCwd}), /\u001b/)
   })
+
+  it('prints several subjects one after the other, an unread one as its error, then a count', () => {
+    const error = Object.assign(new Error('gone does not exist.'), {code: 'file-not-found'})
+    const text = renderText([sampleReport([]), sampleReport([mixedProblems[1]!]), {path: 'gone', code: 'file-not-found', message: error.message, error}], {color: false, cwd: sampleCwd})
+    assert.deepEqual(text.split('\n'), [
+      'com.example.weather-station 1.4.2: 0 errors, 0 warnings.',
+      'error invalid-plugin-id: The id "Com.Example" is not a reverse-domain id. [/id]',
+      '  at weather/manifest.json:3:9',
+      'com.example.weather-station 1.4.2: 1 error, 0 warnings.',
+      'error file-not-found: gone does not exist.',
+      '3 subjects: 1 valid, 1 invalid, 1 not read.',
+      '',
+    ])
+  })
 })
