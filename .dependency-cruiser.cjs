@@ -12,7 +12,7 @@ const ranks = [
   ['artifact'],
   ['revocation'],
   ['signing'],
-  ['pack', 'merge', 'inspect', 'validate', 'report'],
+  ['pack', 'merge', 'inspect', 'validate', 'report', 'init'],
   ['install', 'store'],
   ['index.ts'],
 ]

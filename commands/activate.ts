@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {dataRootOptions} from './flags.js'
 import {activate} from '../src/index.js'
 
 /** `svc-plugin activate <id> <version>`: the library `activate` (rollback). */
@@ -17,7 +18,7 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
   }
 
   static override flags = {
-    'data-root': Flags.string({description: 'The host data directory.', required: true, helpValue: '<dir>'}),
+    'data-root': Flags.string({...dataRootOptions, description: 'The host data directory.', required: true}),
   }
 
   async run(): Promise<void> {
@@ -25,6 +26,10 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
     const result = await activate(this.flags['data-root'], id, version)
     if (this.flags.json) {
       this.outJson(result)
+      return
+    }
+    if (result.previousVersion === result.version) {
+      this.out(`${result.id} ${result.version} is already the active version; nothing changed.`)
       return
     }
     const was = result.previousVersion === null ? 'none was active' : `was ${result.previousVersion}`

@@ -1,16 +1,12 @@
 import {setFlagsFromString} from 'node:v8'
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
-import {isSvcPluginError, removeTemporaryFilesSync} from '../src/index.js'
+import {isSvcPluginError, removeTemporaryFilesSync, type SvcPluginError} from '../src/index.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
+import {argvWantsJson, reportFailure} from './failure.js'
 import {io} from './io.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
-export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {error: {...details, code, message}, ...extra}
-}
 
 /**
  * A command holds many small objects that live as long as it does (one or more per archive entry or per
@@ -37,6 +33,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     quiet: Flags.boolean({char: 'q', description: 'Print nothing but errors (and the JSON result with --json).', default: false}),
     'no-color': Flags.boolean({description: 'Never colour the output.', default: false}),
   }
+
+  /**
+   * What the command line adds to a refusal of the library, by code: the flag that overrides it
+   * (`--force`, `--allow-unsigned`). Library messages name no option; the command names its flags.
+   */
+  static advice: Readonly<Record<string, string>> = {}
 
   /** The parsed flags of the concrete command. */
   protected flags!: BaseFlags<T>
@@ -71,8 +73,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** Writes a line to stdout (the result channel). */
+  /** Writes a result line to stdout, unless --quiet (which keeps only errors and the JSON result). */
   protected out(text: string): void {
+    if (this.flags?.quiet) return
+    this.outAlways(text)
+  }
+
+  /** Writes a line to stdout even with --quiet: a refusal's own lines, the JSON result. */
+  protected outAlways(text: string): void {
     io.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
@@ -82,9 +90,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     io.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
+  /** Writes an error line to stderr, even with --quiet. */
+  protected errorLine(text: string): void {
+    io.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
   /** Prints a value as indented JSON on stdout. */
   protected outJson(value: unknown): void {
-    this.out(JSON.stringify(value, null, 2))
+    this.outAlways(JSON.stringify(value, null, 2))
   }
 
   /** Sets the exit status without throwing; the command returns normally. */
@@ -94,7 +107,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** True when the JSON form was asked for, even when the flags could not be parsed. */
   protected get wantsJson(): boolean {
-    return this.flags?.json ?? process.argv.includes('--json')
+    return this.flags?.json ?? argvWantsJson(this.argv)
   }
 
   /**
@@ -102,9 +115,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * `error <code>: <message>` on stderr (plus `text` below it, when there is more to show), then exits.
    */
   protected fail(code: string, message: string, status: ExitCode, options: {details?: Readonly<Record<string, unknown>>; extra?: Record<string, unknown>; text?: string} = {}): never {
-    if (this.wantsJson) this.outJson(errorDocument(code, message, options.details, options.extra))
-    io.stderr.write(`error ${code}: ${message}\n${options.text ?? ''}`)
+    reportFailure({code, message, json: this.wantsJson, ...options})
     this.exit(status)
+  }
+
+  /** The advice for a library error (see {@link BaseCommand.advice}); a command may decide from its flags too. */
+  protected adviceFor(error: SvcPluginError): string | undefined {
+    const {advice} = this.ctor as typeof BaseCommand
+    return Object.hasOwn(advice, error.code) ? advice[error.code] : undefined
   }
 
   private failUsage(error: unknown): never {
@@ -115,10 +133,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
-    if (isSvcPluginError(error)) this.fail(error.code, error.message, exitCodeFor(error), {details: error.details})
+    if (isSvcPluginError(error)) {
+      const advice = this.adviceFor(error)
+      this.fail(error.code, advice === undefined ? error.message : `${error.message} ${advice}`, exitCodeFor(error), {details: error.details})
+    }
     if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
-    if (process.env.DEBUG) io.stderr.write(`${error.stack ?? ''}\n`)
-    this.fail('internal-error', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
+    if (process.env.SVC_PLUGIN_DEBUG === '1') io.stderr.write(`${error.stack ?? ''}\n`)
+    this.fail('internal', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
   }
 }
 

@@ -2,6 +2,7 @@ import {
   isSvcPluginError,
   type ArchiveErrorCode,
   type InputFileErrorCode,
+  type InitErrorCode,
   type InspectErrorCode,
   type InstallErrorCode,
   type MergeErrorCode,
@@ -34,7 +35,7 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
 /** The command line's own codes: parsing, dispatch, interruption. */
-export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled'
+export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled' | 'internal'
 
 /** Every code an error of this toolchain can carry. */
 export type ErrorCode =
@@ -49,6 +50,7 @@ export type ErrorCode =
   | StoreErrorCode
   | ValidationErrorCode
   | InspectErrorCode
+  | InitErrorCode
   | ModelErrorCode
   | 'lock-timeout'
   | CommandErrorCode
@@ -65,6 +67,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   usage,
   'unknown-command': usage,
   cancelled,
+  internal: ExitCode.internal,
   // Inputs that cannot be read.
   'file-not-found': unreadable,
   'not-a-regular-file': unreadable,
@@ -171,4 +174,17 @@ export function exitCodeForProblem(problem: {code: string; archiveCode?: string}
   if (problem.code === 'package-format-unsupported') return ExitCode.usage
   if (problem.archiveCode !== undefined && Object.hasOwn(exitStatusOf, problem.archiveCode)) return exitStatusOf[problem.archiveCode as ErrorCode]
   return ExitCode.invalid
+}
+
+/** The exit status of a run over several subjects: the worst of theirs (the highest). */
+export function worstExitCode(statuses: readonly ExitCode[]): ExitCode {
+  return statuses.reduce<ExitCode>((worst, status) => (status > worst ? status : worst), ExitCode.success)
+}
+
+/** Every error code, for the pages that explain each one. */
+export const errorCodes = Object.keys(exitStatusOf) as ErrorCode[]
+
+/** The exit status a command ends with when it stops on `code`. */
+export function exitStatusOfCode(code: ErrorCode): ExitCode {
+  return exitStatusOf[code]
 }

@@ -12,3 +12,40 @@ export const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
     return {minimum, maximum}
   },
 })
+
+/**
+ * A flag taking one of a fixed list of words, matched without regard to case (`--format JSON` is
+ * `--format json`); the value the command sees is always the listed spelling.
+ */
+export function choiceFlag<const T extends string>(choices: readonly T[]) {
+  const parse = async (input: string, _context: unknown, flag: {name: string}): Promise<T> => {
+    const value = choices.find((choice) => choice.toLowerCase() === input.trim().toLowerCase())
+    if (value === undefined) throw new Error(`Expected --${flag.name} to be one of ${choices.join(', ')}, not ${JSON.stringify(input)}.`)
+    return value
+  }
+  // The parser's declared type is generic over arrays too; this flag is never `multiple`.
+  return Flags.custom<T>({helpValue: `<${choices.join('|')}>`, parse: parse as never})
+}
+
+/**
+ * The environment variables a host's scripts can set instead of repeating a flag on every command. A flag
+ * given on the command line always wins over its variable.
+ */
+export const environmentVariables = {
+  'data-root': 'SVC_PLUGIN_DATA_ROOT',
+  trust: 'SVC_PLUGIN_TRUST',
+  revocations: 'SVC_PLUGIN_REVOCATIONS',
+} as const
+
+/** The shared part of `--data-root <dir>` (or SVC_PLUGIN_DATA_ROOT): spread into `Flags.string`. */
+export const dataRootOptions = {helpValue: '<dir>', env: environmentVariables['data-root']} as const
+
+/** The shared part of `--trust <file>` (or SVC_PLUGIN_TRUST). */
+export const trustOptions = {char: 't', helpValue: '<file>', env: environmentVariables.trust} as const
+
+/** `--revocations <file>` (or SVC_PLUGIN_REVOCATIONS). */
+export const revocationsFlag = Flags.string({
+  description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).',
+  helpValue: '<file>',
+  env: environmentVariables.revocations,
+})

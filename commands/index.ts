@@ -14,6 +14,8 @@ import Sign from './sign.js'
 import Verify from './verify.js'
 import CertRevoke from './cert/revoke.js'
 import StoreVerify from './store/verify.js'
+import Help from './help.js'
+import Init from './init.js'
 
 /**
  * Every command of the CLI, by id (oclif's explicit discovery: no directory scan at start-up).
@@ -36,4 +38,6 @@ export const COMMANDS = {
   verify: Verify,
   'cert:revoke': CertRevoke,
   'store:verify': StoreVerify,
+  help: Help,
+  init: Init,
 }

@@ -1,8 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
-import {protocolFlag} from './flags.js'
+import {dataRootOptions, environmentVariables, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
+import {warningProblem} from './json-result.js'
 import {formatBytes, progressBar} from './progress.js'
-import {install, readRevocationList, readTrustStore, type InstallWarning} from '../src/index.js'
+import {install, readRevocationList, readTrustStore, type InstallWarning, type SvcPluginError} from '../src/index.js'
 
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
@@ -29,18 +30,24 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     '<%= config.bin %> install weather-1.4.2.svcPlugin --data-root ./data --trust trust.json --expect-id com.example.weather-station --json',
   ]
 
+  static override advice = {
+    'unsigned-not-permitted': 'Pass --allow-unsigned to install it anyway (never for a plugin once installed Trusted).',
+    'already-installed': 'Pass --force to replace it.',
+    'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.',
+  }
+
   static override args = {
     artifact: Args.string({description: 'The .svcPlugin file to install.', required: true}),
   }
 
   static override flags = {
-    'data-root': Flags.string({description: 'The host data directory (plugins live under <dir>/plugins).', required: true, helpValue: '<dir>'}),
+    'data-root': Flags.string({...dataRootOptions, description: 'The host data directory (plugins live under <dir>/plugins).', required: true}),
     rid: Flags.string({description: 'The host runtime identifier (default: this machine, e.g. linux-x64).', helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'The host version checked against compatibility.svc (default 0.0.0-dev: not checked).', helpValue: '<version>'}),
     protocol: protocolFlag({default: {minimum: 1, maximum: 3}, defaultHelp: async () => '1-3'}),
-    trust: Flags.string({description: 'Trust store file: the roots a signature must chain to.', helpValue: '<file>'}),
+    trust: Flags.string({...trustOptions, description: 'Trust store file: the roots a signature must chain to (needed for a signed artifact).'}),
     'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
-    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing the install.', default: false}),
     'expect-id': Flags.string({description: 'Refuse (id-mismatch) unless the artifact is this plugin id.', helpValue: '<id>'}),
     'expect-version': Flags.string({description: 'Refuse (version-mismatch) unless the artifact is this version.', helpValue: '<version>'}),
@@ -48,6 +55,14 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
     retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 1, min: 0}),
+  }
+
+  /** A signed artifact refused for want of a trust store says where one comes from. */
+  protected override adviceFor(error: SvcPluginError): string | undefined {
+    if (error.code === 'signature-untrusted' && this.flags?.trust === undefined) {
+      return `A signed artifact is installed only against a trust store: pass --trust <file> (or set ${environmentVariables.trust}).`
+    }
+    return super.adviceFor(error)
   }
 
   async run(): Promise<void> {
@@ -79,7 +94,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
       },
     }).finally(() => bar.finish())
     if (json) {
-      this.outJson(result)
+      this.outJson({...result, warnings: result.warnings.map(warningProblem)})
       return
     }
     for (const item of result.warnings) this.note(warningLine(item))

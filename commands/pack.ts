@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {ExitCode} from './exit-codes.js'
+import {choiceFlag} from './flags.js'
 import {formatBytes, progressBar} from './progress.js'
 import {PackError, levels, pack, renderReport, type PackProgress, type PackResult} from '../src/index.js'
 
@@ -35,11 +36,10 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
     force: Flags.boolean({char: 'f', description: 'Replace an existing output file.', default: false}),
     'dry-run': Flags.boolean({description: 'List what would be packed (path, size) and the warnings; write nothing.', default: false}),
     'show-digest': Flags.boolean({description: 'Also print the canonical artifact digest (what a signature will cover).', default: false}),
-    level: Flags.option({
+    level: choiceFlag(levels)({
       char: 'l',
-      options: levels,
       description: 'Refuse the artifact unless it passes this validation level (default: development; package-level findings are warnings).',
-    })(),
+    }),
     'allow-secret': Flags.string({
       description: 'Pack this file although a secret was found in it (its path inside the plugin folder; repeat for several).',
       helpValue: '<path>',
@@ -106,7 +106,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
       for (const file of result.files) this.out(`${String(file.size).padStart(12)}  ${file.path}`)
       for (const file of result.leftOut) this.out(`${'left out'.padStart(12)}  ${file} (operating-system file)`)
       if (digest) this.out(`artifact digest sha256:${digest.sha256}`)
-      for (const problem of result.problems) this.note(`error ${problem.code}: ${problem.message}`)
+      for (const problem of result.problems) this.errorLine(`error ${problem.code}: ${problem.message}`)
       if (result.problems.length > 0) {
         const secrets = result.problems.some((problem) => problem.code === 'secret-detected') ? ' To pack a file that holds a secret on purpose, pass --allow-secret <path>.' : ''
         this.note(`Would refuse ${result.id} ${result.version}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} above; nothing was written.${secrets}`)

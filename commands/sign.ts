@@ -4,7 +4,7 @@ import {signArtifactFiles} from '../src/index.js'
 
 export default class Sign extends BaseCommand<typeof Sign> {
   static override summary = 'Sign a packed .svcPlugin artifact with a package certificate.'
-  static override description = `Adds certificate.json and certificate.sig (and issuer.json and issuer.sig for a certificate issued by an issuer) and signs the canonical digest of every byte of the artifact. The signature trailer is appended to the packed manifest.json; nothing is re-serialised. The certificate must be valid now and match the private key; the artifact must be unsigned and carry a complete files[] (as pack writes it). The signed artifact is checked after writing. The output is never overwritten.
+  static override description = `Adds certificate.json and certificate.sig (and issuer.json and issuer.sig for a certificate issued by an issuer) and signs the canonical digest of every byte of the artifact. The signature trailer is appended to the packed manifest.json; nothing is re-serialised. The certificate must be valid now and match the private key; the artifact must be unsigned and carry a complete files[] (as pack writes it). The signed artifact is checked after writing. The output is never overwritten. --json prints {path, certificateId, signedAt, artifactDigest}.
 
 Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key mismatch, incomplete files[], wrong certificate purpose), 2 usage error or the output exists, 3 a file cannot be read or the artifact is not a ZIP.`
 
@@ -38,7 +38,8 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
     } = this.flags
     const result = await signArtifactFiles({artifact, output, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
     if (json) {
-      this.outJson(result)
+      const {output: path, ...rest} = result
+      this.outJson({path, ...rest})
       return
     }
     this.out(`Signed ${artifact} -> ${result.output} with certificate ${result.certificateId} at ${result.signedAt}.`)

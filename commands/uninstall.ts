@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {dataRootOptions} from './flags.js'
 import {uninstall} from '../src/index.js'
 
 /** `svc-plugin uninstall <id>`: the library `uninstall` behind flags. */
@@ -14,12 +15,14 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
     '<%= config.bin %> uninstall com.example.weather-station --data-root ~/.svc --purge --json',
   ]
 
+  static override advice = {'dependency-in-use': 'Or pass --force to uninstall it anyway.'}
+
   static override args = {
     id: Args.string({description: 'The plugin id.', required: true}),
   }
 
   static override flags = {
-    'data-root': Flags.string({description: 'The host data directory.', required: true, helpValue: '<dir>'}),
+    'data-root': Flags.string({...dataRootOptions, description: 'The host data directory.', required: true}),
     force: Flags.boolean({char: 'f', description: 'Uninstall even though other installed plugins depend on it.', default: false}),
     purge: Flags.boolean({description: 'Also remove the plugin data directory and its trust record.', default: false}),
   }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base.js'
+import {choiceFlag} from '../flags.js'
 import {issueCertificateFiles, keyUsages, subjectKinds} from '../../src/index.js'
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
@@ -19,10 +20,10 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
     'issuer-certificate': Flags.string({description: 'The issuer certificate (issuer.json).', helpValue: '<file>'}),
     'issuer-signature': Flags.string({description: "The issuer certificate's signature (issuer.sig).", helpValue: '<file>'}),
     'subject-public-key': Flags.string({description: "The subject's public key file (from keygen).", required: true, helpValue: '<file>'}),
-    'subject-kind': Flags.option({options: subjectKinds, description: 'Who the certificate is for.', required: true})(),
+    'subject-kind': choiceFlag(subjectKinds)({description: 'Who the certificate is for.', required: true}),
     'subject-id': Flags.string({description: "The subject's id (for creators and organizations, the manifest's publisher.id).", required: true, helpValue: '<id>'}),
     'subject-name': Flags.string({description: "The subject's display name.", required: true, helpValue: '<name>'}),
-    usage: Flags.option({options: keyUsages, description: 'What the key may do: sign artifacts, sign registry data, or issue certificates.', default: 'package' as const})(),
+    usage: choiceFlag(keyUsages)({description: 'What the key may do: sign artifacts, sign registry data, or issue certificates.', default: 'package'}),
     'not-before': Flags.string({description: 'Start of validity, YYYY-MM-DDTHH:MM:SSZ (default: now).', helpValue: '<time>'}),
     'not-after': Flags.string({description: 'End of validity, YYYY-MM-DDTHH:MM:SSZ.', required: true, helpValue: '<time>'}),
     'root-key-id': Flags.string({description: 'The root key id (required with --root-key; with an issuer, defaults to its root).', helpValue: '<id>'}),

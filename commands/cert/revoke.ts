@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../base.js'
+import {choiceFlag} from '../flags.js'
 import {revocationReasons, revokeInFile} from '../../src/index.js'
 
 export default class CertRevoke extends BaseCommand<typeof CertRevoke> {
@@ -29,7 +30,7 @@ Exit status: 0 revoked, 1 refused (already revoked, the list does not verify und
     'public-key': Flags.string({description: 'Revoke this public key (a key file from keygen).', helpValue: '<file>'}),
     artifact: Flags.string({description: 'Revoke this signed artifact.', helpValue: '<file>'}),
     'artifact-digest': Flags.string({description: 'Revoke the artifact with this canonical digest (sha256:…).', helpValue: '<sha256:hex>'}),
-    reason: Flags.option({options: revocationReasons, description: 'Why it is revoked.', required: true})(),
+    reason: choiceFlag(revocationReasons)({description: 'Why it is revoked.', required: true}),
     'revoked-at': Flags.string({description: 'When the revocation takes effect, YYYY-MM-DDTHH:MM:SSZ (default: now).', helpValue: '<time>'}),
     'next-update': Flags.string({description: 'When the list must be replaced, YYYY-MM-DDTHH:MM:SSZ (default: now + 7 days).', helpValue: '<time>'}),
   }

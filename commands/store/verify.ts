@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../base.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
+import {revocationsFlag, trustOptions} from '../flags.js'
 import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../src/index.js'
 import {io} from '../io.js'
 
@@ -8,7 +9,7 @@ export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
   static override description = `Reads the artifact once through the strict archive reader and reports every problem together: publication-level validation with the package content (every declared RID's executable, the multi-RID layout, the icon, files[] against the bytes); the signature, which must be Trusted under --trust (and not revoked by --revocations); publisher.name equal to --account-name and publisher.id, when present, equal to --account-id (publisher-mismatch); and the version greater than every --published version (version-not-newer).
 
-Output (stdout): one line per problem, "<severity> <code>: <message> [<pointer>]", then "accepted <id> <version>" or "refused <id> <version>: N problems" (N counts errors; warnings never refuse). --json prints {accepted, pluginId, version, problems: [{code, severity, message, pointer?}], verdict, certificateId}.
+Output (stdout): one line per problem, "<severity> <code>: <message> [<pointer>]", then "accepted <id> <version>" or "refused <id> <version>: N problems" (N counts errors; warnings never refuse). --json prints {path, accepted, id, version, problems: [{code, severity, message, pointer?}], verdict, certificateId}.
 
 Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust store or the revocation list cannot be read (missing, not a ZIP).`
 
@@ -17,6 +18,8 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
     '<%= config.bin %> store verify weather-1.4.2.svcPlugin --account-name "Example Labs" --trust trust.json --published 1.3.0 --published 1.4.0 --revocations revocations.json --json',
   ]
 
+  static override advice = {'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
+
   static override args = {
     artifact: Args.string({description: 'The uploaded .svcPlugin.', required: true}),
   }
@@ -24,9 +27,9 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   static override flags = {
     'account-name': Flags.string({description: "The uploading account's publisher name (publisher.name must equal it).", required: true, helpValue: '<name>'}),
     'account-id': Flags.string({description: "The uploading account's publisher id (publisher.id, when present, must equal it).", helpValue: '<id>'}),
-    trust: Flags.string({char: 't', description: 'The trust store the signature must chain to.', required: true, helpValue: '<file>'}),
+    trust: Flags.string({...trustOptions, description: 'The trust store the signature must chain to.', required: true}),
     published: Flags.string({description: 'A version already published (repeat, or separate with commas); the upload must be greater.', multiple: true, delimiter: ',', helpValue: '<version>'}),
-    revocations: Flags.string({description: 'A root-signed revocation list (revocations.json; revocations.sig beside it).', helpValue: '<file>'}),
+    revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate (a warning) instead of refusing the upload.', default: false}),
   }
 
@@ -40,8 +43,11 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
       revocationsFile: revocations,
       allowStaleRevocations,
     })
-    if (json) this.outJson(report)
-    else if (!quiet || !report.accepted) this.out(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
+    if (json) {
+      const {accepted, pluginId: id, ...rest} = report
+      this.outJson({path: artifact, accepted, id, ...rest})
+    }
+    else if (!quiet || !report.accepted) this.outAlways(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
     this.setExit(exitStatus(report))
   }
 }

@@ -1,3 +1,4 @@
+import {adviseForeignArchive} from '../archive/foreign.js'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
@@ -40,18 +41,21 @@ export interface OpenedArtifact {
 
 /**
  * Opens an artifact through every check of the strict reader and reads its manifest. Throws the reader's
- * `ArchiveError` (a missing file, not a ZIP, a hostile archive); the caller closes what it gets.
+ * `ArchiveError` (a missing file, not a ZIP, a hostile archive), with advice when another tool made the
+ * archive (`archive/foreign.ts`); the caller closes what it gets.
  */
 export async function openArtifact(file: string, options: OpenArtifactOptions = {}): Promise<OpenedArtifact> {
   const limits = resolveLimits(options.limits)
-  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest})
+  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest}).catch((error: unknown) => {
+    throw adviseForeignArchive(error)
+  })
   try {
     const entry = archive.get(manifestEntryName)
     const manifest = entry === undefined ? null : manifestRead(await archive.readEntry(entry, limits.maxManifestBytes))
     return new Opened(archive, limits, manifest)
   } catch (error) {
     await archive.close()
-    throw error
+    throw adviseForeignArchive(error)
   }
 }
 
@@ -88,7 +92,9 @@ class Opened implements OpenedArtifact {
     // Contents read with secrets serve a caller without them too.
     const cached = this.#contents.withSecrets ?? (key === 'plain' ? this.#contents.plain : undefined)
     if (cached !== undefined) return cached
-    const read = this.#read(options.secrets === true)
+    const read = this.#read(options.secrets === true).catch((error: unknown) => {
+      throw adviseForeignArchive(error)
+    })
     this.#contents[key] = read
     return read
   }

@@ -1,4 +1,5 @@
 import {ArchiveError} from '../archive/errors.js'
+import {missingManifestAdvice} from '../archive/foreign.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import type {Diagnostic, DiagnosticCode} from '../manifest/diagnostic.js'
 import {validateDocument} from '../manifest/engine.js'
@@ -40,7 +41,7 @@ export async function validateArtifact(file: string, options: ValidateArtifactOp
 export function judgeContents(contents: ArtifactContents, options: {label: string; level: Level}): ValidationReport {
   const {label, level} = options
   if (contents.manifest === null) {
-    return artifactReport(label, level, archiveDiagnostic('manifest-missing', `${label} has no manifest.json at its root; pack the plugin with svc-plugin pack.`))
+    return artifactReport(label, level, archiveDiagnostic('manifest-missing', `${label} has no manifest.json at its root.${missingManifestAdvice(contents.files.keys()) || ' Pack the plugin with svc-plugin pack.'}`))
   }
   return validateDocument(contents.manifest.document, {
     level,

@@ -1,5 +1,6 @@
 import {stat} from 'node:fs/promises'
 import path from 'node:path'
+import {missingManifestAdvice} from '../archive/foreign.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
 import {withArtifact} from '../artifact/open.js'
@@ -61,7 +62,7 @@ export async function inspect(subject: string, options: {limits?: Partial<Archiv
 
 async function inspectArtifact(file: string, limits: Partial<ArchiveLimits> | undefined): Promise<Inspection> {
   return withArtifact(file, {limits}, async (artifact) => {
-    if (artifact.manifest === null) throw new InspectError('manifest-missing', `${file} has no manifest.json at its root.`, {details: {path: file}})
+    if (artifact.manifest === null) throw new InspectError('manifest-missing', `${file} has no manifest.json at its root.${missingManifestAdvice(artifact.entries.map((entry) => entry.name))}`, {details: {path: file}})
     const manifest = parseManifest(artifact.manifest.document, `${file}!manifest.json`)
     const names = new Set(artifact.entries.map((entry) => entry.name))
     const uncompressedBytes = artifact.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)

@@ -24,7 +24,7 @@ export function admit(result: VerificationResult, options: {allowUnsigned?: bool
       return {verdict: 'Trusted', certificateId: result.certificateId, publisher: publisherOfCertificate(result.certificate), warnings: []}
     case 'Unsigned':
       if (options.allowUnsigned !== true) {
-        throw new InstallError('unsigned-not-permitted', `${options.subject} is not signed; installing it needs allowUnsigned.`, {
+        throw new InstallError('unsigned-not-permitted', `${options.subject} is not signed, and unsigned artifacts were not allowed.`, {
           details: {verdict: result.verdict},
         })
       }

@@ -28,6 +28,8 @@ export type InstallErrorCode =
   | 'artifact-digest-mismatch'
   /** The executable the host would start (its runtime identifier's entrypoint, or the fallback) is not in the artifact. */
   | 'entrypoint-missing'
+  /** The artifact has no manifest.json at its root (the same code `validate` and `inspect` give). */
+  | 'manifest-missing'
   /** This version is already installed and `force` was not given. */
   | 'already-installed'
   /** The extracted bytes disagree with `files[]`; `details.problems` lists each file. */

@@ -1,5 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
+import {missingManifestAdvice} from '../archive/foreign.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
@@ -71,7 +72,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
         details: {expected: settings.expectSha256, actual: artifact.fileSha256},
       })
     }
-    const manifest = judgeManifest(artifact.manifest, artifactFile, {id: options.expectId, version: options.expectVersion})
+    const manifest = judgeManifest(artifact, artifactFile, {id: options.expectId, version: options.expectVersion})
     const manifestBytes = (artifact.manifest as ManifestRead).bytes
     const warnings = checkCompatibility(manifest, settings.host)
     const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
@@ -98,7 +99,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
       await realDirectory(settings.dataRoot, levels.data(id))
       const previousVersion = installed.active?.version ?? null
       if (options.force !== true && installed.directories.has(version)) {
-        throw new InstallError('already-installed', `${id} ${version} is already installed; use force to replace it.`, {
+        throw new InstallError('already-installed', `${id} ${version} is already installed; replacing it was not asked for.`, {
           details: {id, version, active: previousVersion === version},
         })
       }
@@ -173,7 +174,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
 
 function resolveSettings(options: InstallOptions): InstallSettings {
   if (typeof options?.dataRoot !== 'string' || options.dataRoot === '') {
-    throw new InstallError('invalid-argument', 'dataRoot must name a directory.', {details: {argument: 'dataRoot'}})
+    throw new InstallError('invalid-argument', 'The data root must name a directory.', {details: {argument: 'dataRoot'}})
   }
   const hostVersion = options.hostVersion ?? developmentHostVersion
   assertVersion(hostVersion)
@@ -185,13 +186,13 @@ function resolveSettings(options: InstallOptions): InstallSettings {
   }
   const retain = options.retain ?? 1
   if (!Number.isSafeInteger(retain) || retain < 0) {
-    throw new InstallError('invalid-argument', `retain must be a whole number of versions, not ${retain}.`, {details: {argument: 'retain', value: retain}})
+    throw new InstallError('invalid-argument', `The number of versions to retain must be a whole number, not ${retain}.`, {details: {argument: 'retain', value: retain}})
   }
   if (options.expectId !== undefined) assertPluginId(options.expectId)
   if (options.expectVersion !== undefined) assertVersion(options.expectVersion)
   const expectSha256 = options.expectSha256 === undefined ? null : /^(?:sha256:)?([0-9a-fA-F]{64})$/.exec(options.expectSha256)?.[1]
   if (expectSha256 === undefined) {
-    throw new InstallError('invalid-argument', `expectSha256 ${JSON.stringify(options.expectSha256)} is not a SHA-256 digest (64 hex digits).`, {details: {argument: 'expectSha256'}})
+    throw new InstallError('invalid-argument', `The expected SHA-256 ${JSON.stringify(options.expectSha256)} is not a SHA-256 digest (64 hex digits).`, {details: {argument: 'expectSha256'}})
   }
   if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) {
     throw new InstallError('invalid-argument', 'now must be a valid Date.', {details: {argument: 'now'}})
@@ -208,13 +209,14 @@ function resolveSettings(options: InstallOptions): InstallSettings {
 }
 
 /**
- * Judges the artifact's manifest at development level: none → `manifest-invalid`;
+ * Judges the artifact's manifest at development level: none → `manifest-missing`;
  * `unsupported-manifest-version` → `incompatible`; any other error → `manifest-invalid`; a manifest for
  * another id or version than expected → `id-mismatch`, `version-mismatch`.
  */
-function judgeManifest(read: ManifestRead | null, artifact: string, expect: {id?: string; version?: string}): Manifest {
+function judgeManifest(opened: OpenedArtifact, artifact: string, expect: {id?: string; version?: string}): Manifest {
+  const read = opened.manifest
   if (read === null) {
-    throw new InstallError('manifest-invalid', `${artifact} has no manifest.json at its root.`, {details: {reason: 'manifest-missing', problems: []}})
+    throw new InstallError('manifest-missing', `${artifact} has no manifest.json at its root.${missingManifestAdvice(opened.entries.map((entry) => entry.name))}`, {details: {problems: []}})
   }
   const {manifest, report} = readManifest(read.document, {file: `${artifact}!manifest.json`, subjectKind: 'artifact', subjectPath: artifact})
   if (!report.valid || manifest === null) {

@@ -45,7 +45,7 @@ export async function uninstall(dataRoot: string, id: string, options: Uninstall
       }
       const dependents = dependentsOf(id, await readActivePlugins(dataRoot, id))
       if (dependents.length > 0 && options.force !== true) {
-        throw new InstallError('dependency-in-use', `${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on ${id}; uninstall ${dependents.length === 1 ? 'it' : 'them'} first or force.`, {
+        throw new InstallError('dependency-in-use', `${dependents.join(', ')} depend${dependents.length === 1 ? 's' : ''} on ${id}; uninstall ${dependents.length === 1 ? 'it' : 'them'} first.`, {
           details: {id, dependents},
         })
       }

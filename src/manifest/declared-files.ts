@@ -1,3 +1,4 @@
+import {undeclaredEntryAdvice} from '../archive/foreign.js'
 import {compareEntryNames} from '../archive/names.js'
 import {entryCollisionKey} from '../archive/path-policy.js'
 import type {FileDigest} from '../model/manifest.js'
@@ -72,7 +73,7 @@ export function compareDeclaredFiles(declared: ReadonlyArray<FileDigest | null>,
   if (!options.exhaustive) return problems
   const undeclared = [...actual.keys()].filter((name) => !listed.has(name) && !isExemptFromFiles(name, options.signed)).sort(compareEntryNames)
   for (const name of undeclared) {
-    problems.push({code: 'undeclared-file', path: name, index: null, message: `${JSON.stringify(name)} is present but not listed in files[].`})
+    problems.push({code: 'undeclared-file', path: name, index: null, message: `${JSON.stringify(name)} is present but not listed in files[].${undeclaredEntryAdvice(name)}`})
   }
   return problems
 }

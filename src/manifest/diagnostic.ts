@@ -35,6 +35,7 @@ export const diagnosticCodes = [
   'file-size-mismatch',
   'file-digest-mismatch',
   'undeclared-file',
+  'no-file-digests',
   'entrypoint-not-packed',
   'languages-recomputed',
   'id-mismatch',

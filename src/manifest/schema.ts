@@ -26,7 +26,13 @@ function packageRoot(): string {
   }
 }
 
-const schemaText = readFileSync(path.join(packageRoot(), 'schema', 'manifest.schema.json'), 'utf8')
+const schemaFile = path.join(packageRoot(), 'schema', 'manifest.schema.json')
+const schemaText = readFileSync(schemaFile, 'utf8')
+
+/** Where the manifest schema this package ships lies on disk (for a manifest's `$schema`). */
+export function manifestSchemaPath(): string {
+  return schemaFile
+}
 
 /** The manifest JSON Schema (draft 2020-12), parsed once from the package's `schema/` folder. */
 export const manifestSchema: ManifestJsonSchema = JSON.parse(schemaText) as ManifestJsonSchema

@@ -198,7 +198,7 @@ function verifyListWith(
   if (stale && options.allowStale !== true) {
     throw new RevocationError(
       'revocation-list-stale',
-      `The revocation list (sequence ${content.sequence}) was due to be replaced at ${content.nextUpdate}; it is now ${formatTimestamp(now)}. Fetch a current list, or allow stale revocation lists.`,
+      `The revocation list (sequence ${content.sequence}) was due to be replaced at ${content.nextUpdate}; it is now ${formatTimestamp(now)}. Fetch a current list.`,
       {details: {sequence: content.sequence, nextUpdate: content.nextUpdate}},
     )
   }

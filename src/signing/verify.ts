@@ -1,3 +1,4 @@
+import {missingManifestAdvice} from '../archive/foreign.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {computeArtifactDigest, signatureMessage} from '../artifact/digest.js'
 import {readSignedManifestJson, type SignatureFields, splitTrailer} from '../artifact/trailer.js'
@@ -137,7 +138,7 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  */
 export function runChecklist(contents: ArtifactContents, context: VerifyContext, progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}): Verified | VerifyProblem {
   // The manifest and its trailer.
-  if (contents.manifest === null) return problem('manifest-missing', 'The artifact has no manifest.json.')
+  if (contents.manifest === null) return problem('manifest-missing', `The artifact has no manifest.json.${missingManifestAdvice(contents.files.keys())}`)
   const manifestBytes = contents.manifest.bytes
   if (manifestBytes.length > maxManifestBytes) {
     return problem('manifest-too-large', `manifest.json has ${manifestBytes.length} bytes, more than the ${maxManifestBytes} a manifest may have.`)

@@ -148,7 +148,7 @@ describe('svc-plugin install', () => {
 })
 
 describe('svc-plugin list, activate and uninstall', () => {
-  it('list prints one line per plugin, or the library result with --json', async () => {
+  it('list prints one line per plugin, or {plugins: [the library result]} with --json', async () => {
     const root = dataRoot()
     await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
     await must(['install', unsignedV2, ...base(root), '--allow-unsigned'])
@@ -156,9 +156,9 @@ describe('svc-plugin list, activate and uninstall', () => {
     assert.equal(text.status, 0)
     assert.equal(text.stdout, 'com.example.alpha 2.0.0 [2.0.0, 1.0.0] Unsigned\n')
     const {json} = await runCliJson(['list', '--data-root', root])
-    assert.equal(json.length, 1)
-    assert.equal(json[0].activeVersion, '2.0.0')
-    assert.deepEqual(json[0].versions, ['2.0.0', '1.0.0'])
+    assert.equal(json.plugins.length, 1)
+    assert.equal(json.plugins[0].activeVersion, '2.0.0')
+    assert.deepEqual(json.plugins[0].versions, ['2.0.0', '1.0.0'])
   })
 
   it('activate rolls back to an installed version; an unknown one exits 1 with version-not-installed', async () => {
@@ -213,7 +213,7 @@ describe('svc-plugin verify --installed', () => {
     assert.equal(status, 1)
     assert.equal(json.valid, false)
     assert.equal(json.verdict, 'ContentMismatch')
-    assert.deepEqual(json.problems.map((problem: {code: string; path: string | null}) => [problem.code, problem.path]), [['file-size-mismatch', 'assets/readme.txt']])
+    assert.deepEqual(json.problems.map((problem: {code: string; file: string | null}) => [problem.code, problem.file]), [['file-size-mismatch', 'assets/readme.txt']])
   })
 
   it('exits 1 with not-installed for an unknown plugin', async () => {

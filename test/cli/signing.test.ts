@@ -106,7 +106,7 @@ describe('svc-plugin cert root, cert issue, sign, verify', () => {
   it('prints the verification result with --json', async () => {
     const result = await runCliJson(['verify', at('signed.svcPlugin'), '--trust', at('pki', 'trust.json')])
     assert.equal(result.status, 0)
-    assert.deepEqual(Object.keys(result.json), ['valid', 'verdict', 'certificateId', 'issuerCertificateId', 'signedAt', 'problems'])
+    assert.deepEqual(Object.keys(result.json), ['path', 'valid', 'verdict', 'certificateId', 'issuerCertificateId', 'signedAt', 'problems', 'warnings'])
     assert.equal(result.json.verdict, 'Trusted')
     assert.deepEqual(result.json.problems, [])
   })

@@ -49,7 +49,7 @@ describe('svc-plugin store verify', () => {
   it('prints every problem of a broken upload with --json', async () => {
     const result = await runCliJson(['store', 'verify', at('broken.svcPlugin'), '--trust', at('trust.json'), '--account-name', 'Example Labs', '--account-id', 'com.example', '--published', '2.0.0'])
     assert.equal(result.status, 1)
-    assert.deepEqual(Object.keys(result.json), ['accepted', 'pluginId', 'version', 'problems', 'verdict', 'certificateId'])
+    assert.deepEqual(Object.keys(result.json), ['path', 'accepted', 'id', 'version', 'problems', 'verdict', 'certificateId'])
     assert.deepEqual([result.json.accepted, result.json.verdict, result.json.certificateId], [false, 'Unsigned', null])
     assert.deepEqual(result.json.problems.map((problem: {code: string}) => problem.code).sort(), ['entrypoint-not-packed', 'publication-metadata-missing', 'signature-missing', 'version-not-newer'])
   })

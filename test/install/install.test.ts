@@ -192,12 +192,12 @@ describe('install refusals', () => {
     })
   })
 
-  it('refuses an artifact without manifest.json: manifest-invalid', async () => {
+  it('refuses an artifact without manifest.json: manifest-missing, as validate and inspect say', async () => {
     await inWorkspace(async (ws) => {
       const {writeArchive} = await import('../../src/archive/writer.js')
       const file = path.join(ws.dir, 'no-manifest.svcPlugin')
       await writeArchive(file, [{name: 'readme.txt', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from('hi')}}])
-      await assert.rejects(install(file, unsigned(ws)), installError('manifest-invalid', {reason: 'manifest-missing'}))
+      await assert.rejects(install(file, unsigned(ws)), installError('manifest-missing', {problems: []}))
     })
   })
 

@@ -6,6 +6,7 @@ import {entrypointRuntimeIsConsistent} from './entrypoint-runtime-is-consistent.
 import {entrypointsAreDeclared} from './entrypoints-are-declared.js'
 import {entrypointsArePacked} from './entrypoints-are-packed.js'
 import {executablesStayInsideVersionDirectory} from './executables-stay-inside-version-directory.js'
+import {fileDigestsAreDeclared} from './file-digests-are-declared.js'
 import {fileDigestsAreWellFormed} from './file-digests-are-well-formed.js'
 import {generatedFieldsAreNotAuthored} from './generated-fields-are-not-authored.js'
 import {hostEntrypointIsPresent} from './host-entrypoint-is-present.js'
@@ -59,6 +60,7 @@ export const rules: readonly Rule[] = [
   entrypointsArePacked,
   iconIsPacked,
   declaredFilesMatchContent,
+  fileDigestsAreDeclared,
   packageHoldsNoSecrets,
   publicationMetadataIsPresent,
 ]

@@ -1,0 +1,51 @@
+import {ExitCode} from './exit-codes.js'
+import {io} from './io.js'
+
+/** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
+export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {error: {...details, code, message}, ...extra}
+}
+
+/** What {@link reportFailure} prints. */
+export interface Failure {
+  code: string
+  message: string
+  /** Print the JSON error shape on stdout too. */
+  json: boolean
+  details?: Readonly<Record<string, unknown>>
+  extra?: Record<string, unknown>
+  /** More lines for stderr, below the error line. */
+  text?: string
+}
+
+/**
+ * Reports a failure the one way every command does: the JSON error shape on stdout when JSON was asked for,
+ * and `error <code>: <message>` on stderr (plus `text` below it, when there is more to show).
+ */
+export function reportFailure(failure: Failure): void {
+  if (failure.json) io.stdout.write(`${JSON.stringify(errorDocument(failure.code, failure.message, failure.details, failure.extra), null, 2)}\n`)
+  io.stderr.write(`error ${failure.code}: ${failure.message}\n${failure.text ?? ''}`)
+}
+
+/** True when the command line asks for JSON (read from the raw arguments: for failures before or during parsing). */
+export function argvWantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json')
+}
+
+/**
+ * The last resort of the `svc-plugin` binary, for a failure no command caught (one in oclif itself, or
+ * outside any command): an exit that a command already decided keeps its status; anything else is
+ * `error internal: …` and exit 70, with the stack only when SVC_PLUGIN_DEBUG=1 asks for it.
+ */
+export function exitOnFailure(error: unknown): void {
+  const decided = (error as {oclif?: {exit?: unknown}} | null)?.oclif?.exit
+  if (typeof decided === 'number' && (error as {code?: unknown}).code === 'EEXIT') {
+    process.exitCode = decided
+    return
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  if (process.env.SVC_PLUGIN_DEBUG === '1' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`)
+  reportFailure({code: 'internal', message: `${message} (a bug in svc-plugin: please report it)`, json: argvWantsJson(process.argv.slice(2))})
+  process.exitCode = ExitCode.internal
+}
