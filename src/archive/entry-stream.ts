@@ -1,5 +1,5 @@
 import {createHash, type Hash} from 'node:crypto'
-import {Transform, type TransformCallback} from 'node:stream'
+import {Readable, Transform, type TransformCallback} from 'node:stream'
 import zlib from 'node:zlib'
 import {ArchiveError} from './errors.js'
 import {FdRangeStream, UnexpectedEndOfFile, readAt} from './fd.js'
@@ -123,6 +123,46 @@ function inflateRawWithInfo(input: Buffer, maxOutputLength: number): Promise<{bu
       else resolve(result as unknown as {buffer: Buffer; engine: {bytesWritten: number}})
     })
   })
+}
+
+/**
+ * The stream of a small entry ({@link isSmallEntry}): on the first read it is read, inflated and checked
+ * in one piece by `readWhole` (one read and one inflate, no inflater kept per entry), then handed out as
+ * one chunk; a failure is emitted as the stream's error, as with a streamed entry.
+ */
+class WholeEntryStream extends Readable implements EntryStream {
+  readonly #readWhole: () => Promise<{data: Buffer; digest: EntryDigest}>
+  #started = false
+  #digest: EntryDigest | null = null
+
+  constructor(readWhole: () => Promise<{data: Buffer; digest: EntryDigest}>) {
+    super()
+    this.#readWhole = readWhole
+  }
+
+  get digest(): EntryDigest | null {
+    return this.#digest
+  }
+
+  override _read(): void {
+    if (this.#started) return
+    this.#started = true
+    this.#readWhole().then(
+      ({data, digest}) => {
+        if (this.destroyed) return
+        this.#digest = digest
+        this.push(data)
+        this.push(null)
+      },
+      (error: Error) => this.destroy(error),
+    )
+  }
+}
+
+/** Streams a small entry read in one piece by `readWhole` (see {@link WholeEntryStream}). */
+export function openWholeEntryStream(readWhole: () => Promise<{data: Buffer; digest: EntryDigest}>): OpenedEntryStream {
+  const stream = new WholeEntryStream(readWhole)
+  return {stream, released: new Promise<void>((resolve) => stream.once('close', resolve))}
 }
 
 /** Bytes the inflater hands out at a time: a bomb is cut off at most this far past its declared size. */

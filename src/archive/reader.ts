@@ -4,7 +4,7 @@ import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {digestWholeEntry, isSmallEntry, openEntryStream} from './entry-stream.js'
+import {digestWholeEntry, isSmallEntry, openEntryStream, openWholeEntryStream} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, openFd, readAt, statFd} from './fd.js'
 import {ArchiveFileReader} from './file-reader.js'
@@ -115,7 +115,10 @@ class OpenedArchive implements StrictArchive {
     // Only our own record is trusted: a caller's object may carry other sizes.
     const located = this.#byName.get(entry.name)
     if (located === undefined) throw new RangeError(`${quoteName(entry.name)} is not an entry of ${this.path}.`)
-    const {stream, released} = openEntryStream(this.#fd, located.entry, located.dataStart)
+    // A small entry is read whole (its reads are tracked like any whole read), a larger one streams.
+    const {stream, released} = isSmallEntry(located.entry)
+      ? openWholeEntryStream(() => this.readSmall(located.entry))
+      : openEntryStream(this.#fd, located.entry, located.dataStart)
     this.#active.set(stream, {name: entry.name, released})
     void released.then(() => this.#active.delete(stream))
     return stream
