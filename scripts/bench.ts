@@ -160,7 +160,7 @@ async function benchPlugin(key: string, label: string, tree: BenchTree, work: st
   }
   if (options.pigz === true && runsTask('pigz') && hasCommand('pigz')) {
     const cores = availableParallelism()
-    compare(`${key}.pigz`, `${label}: \`pack\` vs \`tar | pigz -6 -p ${cores}\``, 'for reference',
+    compare(`${key}.pigz`, `${label}: \`pack\` vs \`tar\` piped to \`pigz -6 -p ${cores}\``, 'for reference',
       () => measure(process.execPath, [cli, 'pack', tree.root, '--output', ours, '--force', '--quiet'], work),
       () => measureShell(`tar -cf - . | pigz -6 -p ${cores} > ${path.join(work, `${key}.tar.gz`)}`, tree.root),
     )

@@ -2,7 +2,7 @@ import {createHash, type Hash} from 'node:crypto'
 import {Readable, Transform, type TransformCallback} from 'node:stream'
 import zlib from 'node:zlib'
 import {ArchiveError} from './errors.js'
-import {FdRangeStream, UnexpectedEndOfFile, readAt} from './fd.js'
+import {FdRangeStream, UnexpectedEndOfFile, readAt, readAtSync} from './fd.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
 
@@ -96,13 +96,16 @@ export function isSmallEntry(entry: Pick<ArchiveEntry, 'compressedSize' | 'uncom
  * small entries this costs far less than a stream per entry.
  */
 export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStart: number): Promise<{digest: EntryDigest; data: Buffer}> {
-  const compressed = await readAt(fd, entry.compressedSize, dataStart).catch((error: Error) => {
+  // A tiny entry is read and inflated on this thread: a trip to the thread pool costs more than the work.
+  const inline = entry.compressedSize <= inlineEntryMaxBytes && entry.uncompressedSize <= inlineEntryMaxBytes
+  const compressed = await (inline ? readAtSync(fd, entry.compressedSize, dataStart) : readAt(fd, entry.compressedSize, dataStart)).catch((error: Error) => {
     throw readError(entry, error)
   })
   if (compressed.length !== entry.compressedSize) throw readError(entry, new UnexpectedEndOfFile(dataStart + compressed.length))
   let data = compressed
   if (entry.method === 8) {
-    const inflated = await inflateRawWithInfo(compressed, entry.uncompressedSize + 1).catch((error: NodeJS.ErrnoException) => {
+    const inflating = inline ? inflateRawSyncWithInfo(compressed, entry.uncompressedSize + 1) : inflateRawWithInfo(compressed, entry.uncompressedSize + 1)
+    const inflated = await inflating.catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ERR_BUFFER_TOO_LARGE' ? largerThanDeclared(entry, entry.uncompressedSize + 1) : inflateError(entry, error)
     })
     if (inflated.engine.bytesWritten !== entry.compressedSize) {
@@ -113,6 +116,14 @@ export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStar
   const problem = endProblem(entry, data.length, zlib.crc32(data) >>> 0)
   if (problem !== null) throw problem
   return {digest: {size: data.length, sha256: `sha256:${createHash('sha256').update(data).digest('hex')}`}, data}
+}
+
+/** Entries at most this large (compressed and uncompressed) are read and inflated without the thread pool. */
+const inlineEntryMaxBytes = 16 * 1024
+
+/** {@link inflateRawWithInfo} on this thread; failures reject the promise the same way. */
+async function inflateRawSyncWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
+  return zlib.inflateRawSync(input, {info: true, maxOutputLength} as zlib.ZlibOptions) as unknown as {buffer: Buffer; engine: {bytesWritten: number}}
 }
 
 function inflateRawWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {

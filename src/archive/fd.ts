@@ -1,4 +1,4 @@
-import {close, fstat, open, read, type Stats} from 'node:fs'
+import {close, fstat, open, read, readSync, type Stats} from 'node:fs'
 import {Readable} from 'node:stream'
 import {promisify} from 'node:util'
 
@@ -28,6 +28,18 @@ export async function readAt(fd: number, length: number, position: number): Prom
   let filled = 0
   while (filled < length) {
     const {bytesRead} = await readAsync(fd, buffer, filled, length - filled, position + filled)
+    if (bytesRead === 0) break
+    filled += bytesRead
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled)
+}
+
+/** {@link readAt} with synchronous reads (for a few KiB, cheaper than a trip to the thread pool); failures reject the promise. */
+export async function readAtSync(fd: number, length: number, position: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length)
+  let filled = 0
+  while (filled < length) {
+    const bytesRead = readSync(fd, buffer, filled, length - filled, position + filled)
     if (bytesRead === 0) break
     filled += bytesRead
   }
