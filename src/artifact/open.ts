@@ -109,6 +109,7 @@ class Opened implements OpenedArtifact {
         if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, bytes)
         scanner?.add(entry.name, bytes)
         judged.add(entry.name)
+        await scanner?.room()
       },
     })
     // An entry too large to be held whole is still judged by its name.

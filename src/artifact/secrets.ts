@@ -66,6 +66,7 @@ interface BatchedFile {
 export class SecretScanner {
   readonly #found: SecretFinding[] = []
   readonly #runs: Promise<void>[] = []
+  readonly #pending = new Set<Promise<void>>()
   #batch: string[] = []
   #files: BatchedFile[] = []
   #chars = 0
@@ -98,6 +99,14 @@ export class SecretScanner {
     return [...this.#found].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)))
   }
 
+  /**
+   * Resolves once at most one batch is waiting for the credential rules. A reader that can wait awaits it
+   * after each {@link SecretScanner.add}, so that the text held does not grow when reading outpaces the rules.
+   */
+  async room(): Promise<void> {
+    while (this.#pending.size > 1) await Promise.race(this.#pending)
+  }
+
   #run(): void {
     if (this.#files.length === 0) return
     const text = this.#batch.join('')
@@ -105,7 +114,11 @@ export class SecretScanner {
     this.#batch = []
     this.#files = []
     this.#chars = 0
-    this.#runs.push(this.#lint(text, files))
+    const run = this.#lint(text, files)
+    // A failing run is reported by findings(); here it only stops taking room.
+    const pending: Promise<void> = run.catch(() => undefined).finally(() => this.#pending.delete(pending))
+    this.#pending.add(pending)
+    this.#runs.push(run)
   }
 
   async #lint(text: string, files: readonly BatchedFile[]): Promise<void> {
