@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-import {flush, run} from '@oclif/core'
+// `svc-plugin --version` answers from package.json alone; everything else runs the bundled command line
+// (dist/cli, written by `npm run build`), which loads only the command that was asked for.
+import {readFileSync} from 'node:fs'
 
-// A failure no command caught is reported by the command layer (never a stack trace, unless asked for).
-await run(process.argv.slice(2), import.meta.url).then(
-  () => flush(),
-  async (error) => (await import('../dist/commands/failure.js')).exitOnFailure(error),
-)
+if (process.argv[2] === '--version' && process.argv.length === 3) {
+  const {name, version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  process.stdout.write(`${name}/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
+} else {
+  const {main} = await import('../dist/cli/main.js')
+  await main(import.meta.url)
+}

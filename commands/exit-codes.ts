@@ -175,3 +175,16 @@ export function exitCodeForProblem(problem: {code: string; archiveCode?: string}
   if (problem.archiveCode !== undefined && Object.hasOwn(exitStatusOf, problem.archiveCode)) return exitStatusOf[problem.archiveCode as ErrorCode]
   return ExitCode.invalid
 }
+
+/** The exit status of a run over several subjects: the worst of theirs (the highest). */
+export function worstExitCode(statuses: readonly ExitCode[]): ExitCode {
+  return statuses.reduce<ExitCode>((worst, status) => (status > worst ? status : worst), ExitCode.success)
+}
+
+/** Every error code, for the pages that explain each one. */
+export const errorCodes = Object.keys(exitStatusOf) as ErrorCode[]
+
+/** The exit status a command ends with when it stops on `code`. */
+export function exitStatusOfCode(code: ErrorCode): ExitCode {
+  return exitStatusOf[code]
+}

@@ -130,9 +130,12 @@ export async function ensureBenchTree(dir: string): Promise<BenchTree> {
 }
 
 /** Bumped whenever the generated many-small-files tree changes. */
-const smallTreeVersion = 'bench-small-1'
-/** Payload files of the many-small-files tree: with manifest.json, exactly the default entry limit. */
-export const smallTreeFiles = 19_999
+const smallTreeVersion = 'bench-small-2'
+/**
+ * Payload files of the many-small-files tree: with manifest.json and the four entries signing adds,
+ * exactly the default entry limit.
+ */
+export const smallTreeFiles = 19_995
 
 /**
  * Generates (or reuses) a plugin tree of {@link smallTreeFiles} files of 1-4 KB each (three in four
@@ -161,4 +164,50 @@ export async function ensureSmallFilesTree(dir: string): Promise<BenchTree> {
   await writeFile(path.join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   await writeFile(marker, `${smallTreeVersion} ${smallTreeFiles} ${bytes}\n`)
   return {root, files: smallTreeFiles, bytes}
+}
+
+/** Writes `files` (name to bytes) and a manifest under `root`, unless `marker` already names `version`. */
+async function ensureTree(root: string, marker: string, version: string, build: () => {manifest: object; files: [string, Buffer][]}): Promise<BenchTree> {
+  const existing = await readFile(marker, 'utf8').catch(() => '')
+  if (existing.startsWith(`${version} `)) {
+    const [, files, bytes] = existing.trim().split(' ')
+    return {root, files: Number(files), bytes: Number(bytes)}
+  }
+  await rm(root, {recursive: true, force: true})
+  const {manifest, files} = build()
+  let bytes = 0
+  for (const [name, data] of files) {
+    const file = path.join(root, name)
+    await mkdir(path.dirname(file), {recursive: true})
+    await writeFile(file, data)
+    bytes += data.length
+  }
+  await writeFile(path.join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+  await writeFile(marker, `${version} ${files.length} ${bytes}\n`)
+  return {root, files: files.length, bytes}
+}
+
+/**
+ * Generates (or reuses) a plugin of about 5 MB in 40 files (one executable, libraries, text and
+ * already-compressed assets): what a typical small plugin costs, where fixed costs weigh most.
+ */
+export function ensureSmallPlugin(dir: string): Promise<BenchTree> {
+  return ensureTree(path.join(dir, 'small-plugin'), path.join(dir, 'small-plugin.version'), 'bench-small-plugin-1', () => {
+    const files: [string, Buffer][] = [['bin/tool', binary('sp/exe', 1_500_000)]]
+    for (let i = 0; i < 12; i += 1) files.push([`lib/module-${i}.dll`, binary(`sp/lib/${i}`, 150_000)])
+    for (let i = 0; i < 20; i += 1) files.push([`content/page-${i}.json`, text(`sp/text/${i}`, 50_000)])
+    for (let i = 0; i < 7; i += 1) files.push([`assets/image-${i}.png`, compressed(`sp/png/${i}`, 120_000)])
+    return {manifest: {manifestVersion: 1, id: 'com.example.small-plugin', name: 'Small Plugin', version: '1.0.0', entrypoints: {'linux-x64': {executable: 'bin/tool'}}}, files}
+  })
+}
+
+/** Size of the one large entry of {@link ensureLargeEntryTree}. */
+export const largeEntryBytes = 200_000_000
+
+/** Generates (or reuses) a plugin of one 200 MB machine-code-like file: what one large entry costs. */
+export function ensureLargeEntryTree(dir: string): Promise<BenchTree> {
+  return ensureTree(path.join(dir, 'large-entry'), path.join(dir, 'large-entry.version'), 'bench-large-entry-1', () => ({
+    manifest: {manifestVersion: 1, id: 'com.example.large-entry', name: 'Large Entry', version: '1.0.0', entrypoints: {'linux-x64': {executable: 'bin/large'}}},
+    files: [['bin/large', binary('large', largeEntryBytes)]],
+  }))
 }

@@ -84,6 +84,11 @@ function largerThanDeclared(entry: ArchiveEntry, atLeast: number): ArchiveError 
 /** Entries at most this large (compressed and uncompressed) are digested whole: one read, one inflate call. */
 export const wholeEntryMaxBytes = 1024 * 1024
 
+/** True for an entry small enough to be read in one piece ({@link digestWholeEntry}). */
+export function isSmallEntry(entry: Pick<ArchiveEntry, 'compressedSize' | 'uncompressedSize'>): boolean {
+  return entry.compressedSize <= wholeEntryMaxBytes && entry.uncompressedSize <= wholeEntryMaxBytes
+}
+
 /**
  * Digests a small entry in one piece (the same checks as the stream): one positioned
  * read of its compressed bytes, one inflate on the thread pool capped one byte past the declared

@@ -4,7 +4,7 @@ import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {digestWholeEntry, openEntryStream, wholeEntryMaxBytes} from './entry-stream.js'
+import {digestWholeEntry, isSmallEntry, openEntryStream} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, openFd, readAt, statFd} from './fd.js'
 import {ArchiveFileReader} from './file-reader.js'
@@ -157,16 +157,24 @@ class OpenedArchive implements StrictArchive {
     return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
   }
 
+  async readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}> {
+    if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
+    // Only our own record is trusted: a caller's object may carry other sizes.
+    const located = this.#byName.get(entry.name)
+    if (located === undefined) throw new RangeError(`${quoteName(entry.name)} is not an entry of ${this.path}.`)
+    if (!isSmallEntry(located.entry)) throw new RangeError(`${quoteName(entry.name)} is too large to be read in one piece: stream it.`)
+    const whole = digestWholeEntry(this.#fd, located.entry, located.dataStart)
+    // close() waits for it: the descriptor must outlive every positioned read.
+    const settled = whole.then(() => undefined, () => undefined)
+    this.#wholeReads.add(settled)
+    void settled.then(() => this.#wholeReads.delete(settled))
+    return whole
+  }
+
   async #digest(entry: ArchiveEntry, keep: DigestOptions['keep']): Promise<EntryDigest> {
     const located = this.#byName.get(entry.name)!
-    if (located.entry.compressedSize <= wholeEntryMaxBytes && located.entry.uncompressedSize <= wholeEntryMaxBytes) {
-      if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
-      const whole = digestWholeEntry(this.#fd, located.entry, located.dataStart)
-      // close() waits for it: the descriptor must outlive every positioned read.
-      const settled = whole.then(() => undefined, () => undefined)
-      this.#wholeReads.add(settled)
-      void settled.then(() => this.#wholeReads.delete(settled))
-      const {digest, data} = await whole
+    if (isSmallEntry(located.entry)) {
+      const {digest, data} = await this.readSmall(entry)
       await keep?.(entry, data)
       return digest
     }

@@ -64,6 +64,12 @@ export interface StrictArchive {
   get(name: string): ArchiveEntry | undefined
   /** Streams an entry's verified bytes; the stream errors with an ArchiveError on any lie. */
   openEntry(entry: ArchiveEntry): Promise<EntryStream>
+  /**
+   * Reads a small entry (at most 1 MiB compressed and inflated, see `isSmallEntry`) in one piece: one read,
+   * one inflate, the same checks as a stream. Returns its verified bytes and their digest; a larger entry is
+   * a RangeError (stream it instead).
+   */
+  readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}>
   /** Reads a whole entry into memory; refuses entries declared larger than `maxBytes`. */
   readEntry(entry: ArchiveEntry, maxBytes?: number): Promise<Buffer>
   /** Reads every entry once (but those skipped) and returns each one's real size and SHA-256, in archive order. */

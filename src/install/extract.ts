@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
 import path from 'node:path'
+import {isSmallEntry} from '../archive/entry-stream.js'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
 import {fsyncDirectory} from '../fs/durable.js'
@@ -160,6 +161,12 @@ async function writeEntry(
       await writeAll(handle, file, preloaded)
       digest = {size: preloaded.byteLength, sha256: `sha256:${createHash('sha256').update(preloaded).digest('hex')}`}
       await progress(entry.name, preloaded.byteLength, false)
+    } else if (isSmallEntry(entry)) {
+      // One read, one inflate, one write: a small entry costs a few trips to the thread pool, not a stream.
+      const small = await archive.readSmall(entry)
+      await writeAll(handle, file, small.data)
+      digest = small.digest
+      await progress(entry.name, small.data.byteLength, false)
     } else {
       const stream = await archive.openEntry(entry)
       try {

@@ -17,3 +17,22 @@ export interface ValidationReport {
   /** Every diagnostic, ordered by line, then column, then code. */
   problems: Diagnostic[]
 }
+
+/** A subject that could not be judged at all: missing, unreadable, not an artifact. */
+export interface SubjectFailure {
+  /** The subject as it was given (a path or a pattern that matched nothing). */
+  path: string
+  /** The stable code of the refusal (e.g. `file-not-found`). */
+  code: string
+  message: string
+  /** The error as thrown, for the caller that maps codes to exit statuses. */
+  error: Error & {code: string}
+}
+
+/** What one subject of a run of several yields: its report, or why there is none. */
+export type SubjectResult = ValidationReport | SubjectFailure
+
+/** True when the subject could not be judged. */
+export function isSubjectFailure(result: SubjectResult): result is SubjectFailure {
+  return 'error' in result
+}

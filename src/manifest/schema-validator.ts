@@ -19,7 +19,8 @@ let compiled: ValidateFunction | undefined
 
 /**
  * A new Ajv configured for the manifest schema: draft 2020-12, strict, every error, ajv-formats, the
- * annotation keyword. `source` keeps the generated code, for the build's standalone validator.
+ * annotation keywords (the requirement level, and the editor hints `markdownDescription`,
+ * `patternErrorMessage`, `doNotSuggest`). `source` keeps the generated code, for the build's standalone validator.
  */
 export function createManifestAjv(options: {source?: boolean} = {}): Ajv2020 {
   // verbose: errors carry the failing value, which messages quote.
@@ -30,6 +31,10 @@ export function createManifestAjv(options: {source?: boolean} = {}): Ajv2020 {
   const instance = new Ajv({strict: true, allErrors: true, verbose: true, code: {source: options.source === true}})
   addFormats(instance)
   instance.addKeyword({keyword: 'x-svc-requirement', schemaType: 'string'})
+  // Editors' annotations (VS Code's JSON language service): they help authors and never change a verdict.
+  instance.addKeyword({keyword: 'markdownDescription', schemaType: 'string'})
+  instance.addKeyword({keyword: 'patternErrorMessage', schemaType: 'string'})
+  instance.addKeyword({keyword: 'doNotSuggest', schemaType: 'boolean'})
   return instance
 }
 

@@ -1,55 +1,200 @@
 import type {DiagnosticCode, diagnosticCodes} from '../manifest/diagnostic.js'
 
+/** What a code means, an example of it, and how to fix it: the text of its page in `docs/codes/`. */
+export interface CodeDocumentation {
+  /** One sentence: what the code means. */
+  summary: string
+  /** A situation that gives the code (Markdown). */
+  example: string
+  /** What to do about it. */
+  fix: string
+  /** For a diagnostic code that is also an error code with another sense: what the error means. */
+  asError?: string
+}
+
+type Entry = readonly [summary: string, example: string, fix: string, asError?: string]
+
 /**
- * One short sentence per diagnostic code, used as the SARIF rule description. Typed over the
- * code list so that a new code does not compile without its description.
+ * The one table of diagnostic codes. Typed over the code list so that a new code does not compile
+ * without its entry.
  */
-const descriptions: Record<(typeof diagnosticCodes)[number], string> = {
-  'unsupported-manifest-version': 'manifestVersion is not 1.',
-  'invalid-plugin-id': 'The plugin id is not a reverse-domain id of at most 128 characters.',
-  'invalid-version': 'The version is not a SemVer 2.0 version.',
-  'no-entrypoints': 'entrypoints declares no runtime identifier.',
-  'entrypoint-outside-version-directory': 'An entrypoint executable escapes the version directory.',
-  'invalid-entrypoint-runtime': 'An entrypoint executable is a script or breaks the .dll rule of its runtime kind.',
-  'invalid-icon': 'The icon path is not a safe relative forward-slash path.',
-  'icon-declared-not-present': 'The declared icon file is not in the package.',
-  'invalid-permission': 'A permission is declared more than once.',
-  'unknown-permission': 'A permission is not in the known vocabulary.',
-  'invalid-language': 'A language tag is blank, badly shaped or duplicated.',
-  'invalid-compatibility': 'A compatibility range or protocol range is invalid.',
-  'invalid-dependency': 'A dependency, conflict or icon pack reference is invalid or contradictory.',
-  'publication-metadata-missing': 'A field the store requires for publication is missing.',
-  'generated-field-authored': 'A generated field (files, signature) is written by hand in a source tree.',
-  'entrypoint-layout-invalid': 'Entrypoint executables do not each live in their own directory.',
-  malformed: 'manifest.json is not strict UTF-8 JSON holding one object.',
-  'invalid-name': 'The name is blank, longer than 128 characters or holds control characters.',
-  'invalid-publisher': 'The publisher block is invalid.',
-  'invalid-file-digest': 'A files[] entry is invalid or duplicated.',
-  'invalid-signature': 'The signature block is badly shaped.',
-  'file-missing': 'A file listed in files[] is not there.',
-  'file-size-mismatch': 'A file listed in files[] has another size.',
-  'file-digest-mismatch': 'A file listed in files[] has another SHA-256 digest.',
-  'undeclared-file': 'An artifact entry is not listed in files[].',
-  'no-file-digests': 'A packed artifact has no files[], so nothing tells a changed file from the packed one.',
-  'entrypoint-not-packed': 'A declared entrypoint executable is not in the package.',
-  'languages-recomputed': 'The declared languages differ from those derived from the localization files.',
-  'id-mismatch': 'The manifest id disagrees with its installed directory.',
-  'version-mismatch': 'The manifest version disagrees with its installed directory.',
-  'entrypoint-missing': "The executable of the host's own runtime identifier is not on disk.",
-  incompatible: 'The plugin cannot run on the named host (protocol or host version).',
-  'unsafe-entry': 'An archive entry has an unsafe name or type.',
-  'limit-exceeded': 'The archive breaks a size or count limit.',
-  'archive-malformed': 'The archive is not a well-formed ZIP file.',
-  'archive-unsupported': 'The archive uses a ZIP feature that is not supported.',
-  'manifest-missing': 'The archive holds no manifest.json.',
-  'secret-detected': 'The package holds a private key, a .env file or a credential of a well-known shape.',
-  'source-looks-like-debug-build': 'The packed tree looks like a debug build (bin/Debug/).',
-  'large-file': 'One packed file is larger than a plugin usually needs.',
-  'package-near-limit': 'The package is close to an artifact limit (size or number of files).',
+const diagnostics: Record<(typeof diagnosticCodes)[number], Entry> = {
+  'unsupported-manifest-version': ['manifestVersion is not 1.', '`"manifestVersion": 2`', 'Set `"manifestVersion": 1`, the only manifest format there is.'],
+  'invalid-plugin-id': ['The plugin id is not a reverse-domain id of at most 128 characters.', '`"id": "Weather_Station"`', 'Use lowercase dot-separated segments that start with a letter, e.g. `com.example.weather-station`.'],
+  'invalid-version': [
+    'The version is not a SemVer 2.0 version.',
+    '`"version": "1.4"` or `"version": "v1.4.0"`',
+    'Write MAJOR.MINOR.PATCH, e.g. `1.4.0`, with no leading `v`.',
+    'A version given on the command line (e.g. `--host-version 2.x`) is not a SemVer 2.0 version.',
+  ],
+  'no-entrypoints': ['entrypoints declares no runtime identifier.', '`"entrypoints": {}`', 'Add one member per runtime identifier, e.g. `"linux-x64": {"executable": "runtimes/linux-x64/plugin"}`.'],
+  'entrypoint-outside-version-directory': ['An entrypoint executable escapes the version directory.', '`"executable": "../tools/run"` or an absolute path', 'Give a relative path inside the plugin folder, with forward slashes and no `..`.'],
+  'invalid-entrypoint-runtime': [
+    'An entrypoint executable is a script or breaks the .dll rule of its runtime kind.',
+    '`"executable": "start.bat"`, or a `.dll` without `"runtime": {"kind": "FrameworkDependent"}`',
+    'Point at the compiled executable; use a `.dll` exactly when the runtime kind is FrameworkDependent (with its dotnetVersion).',
+  ],
+  'invalid-icon': ['The icon path is not a safe relative forward-slash path.', '`"icon": "C:\\\\icons\\\\icon.png"`', 'Give a relative path inside the package with forward slashes, e.g. `assets/icon.png`.'],
+  'icon-declared-not-present': ['The declared icon file is not in the package.', '`"icon": "assets/icon.png"` with no such file', 'Add the file to the plugin folder or correct the path.'],
+  'invalid-permission': ['A permission is declared more than once.', '`"permissions": ["net:outbound", "net:outbound"]`', 'List each permission once.'],
+  'unknown-permission': ['A permission is not in the known vocabulary.', '`"permissions": ["host:coffee-machine"]`', 'Check the spelling against the known permissions (e.g. `host:variables`, `net:outbound`); an unknown one is only a warning.'],
+  'invalid-language': ['A language tag is blank, badly shaped or duplicated.', '`"languages": ["en", "EN"]`', 'List each language once, shaped like `en`, `de-CH` or `zh-Hant-TW`.'],
+  'invalid-compatibility': ['A compatibility range or protocol range is invalid.', '`"protocol": {"minimum": 3, "maximum": 1}` or `"svc": "^2.0"`', 'Use comparators such as `>=1.0.0, <2.0.0` and a protocol minimum no greater than its maximum.'],
+  'invalid-dependency': ['A dependency, conflict or icon pack reference is invalid or contradictory.', 'The same id under `dependencies` and `conflicts`', 'Name each plugin once by a valid id, with a valid version range, and never depend on a plugin you conflict with.'],
+  'publication-metadata-missing': ['A field the store requires for publication is missing.', 'No `license` when validating at `--level publication`', 'Add the field named in the message (description, icon, publisher, license, repository, compatibility).'],
+  'generated-field-authored': ['A generated field (files, signature) is written by hand in a source tree.', 'A source manifest.json with a `files` array', 'Remove the field: `svc-plugin pack` writes files and `svc-plugin sign` writes signature.'],
+  'entrypoint-layout-invalid': ['Entrypoint executables do not each live in their own directory.', '`linux-x64` and `osx-arm64` both pointing at `runtimes/linux-x64/plugin`', 'Give each runtime identifier its own folder, e.g. `runtimes/<rid>/`.'],
+  malformed: ['manifest.json is not strict UTF-8 JSON holding one object.', 'A trailing comma, a comment, a byte order mark or a duplicate key', 'Fix the JSON at the position shown: no comments, no trailing commas, each key once, UTF-8 without BOM.'],
+  'invalid-name': ['The name is blank, longer than 128 characters or holds control characters.', '`"name": "  "`', 'Give a display name of 1 to 128 printable characters.'],
+  'invalid-publisher': ['The publisher block is invalid.', '`"publisher": {"id": "Example Labs"}`', 'Give publisher a name, and an id that is a reverse-domain id, if any.'],
+  'invalid-file-digest': ['A files[] entry is invalid or duplicated.', 'Two entries for `bin/plugin.dll`, or a digest that is not `sha256:` and 64 hex digits', 'Let `svc-plugin pack` write files; do not edit it by hand.'],
+  'invalid-signature': ['The signature block is badly shaped.', 'A signature without `signedAt`', 'Sign the artifact again with `svc-plugin sign`; never edit the signature.'],
+  'file-missing': ['A file listed in files[] is not there.', 'An artifact whose files[] names `lib/a.dll` that is not in the archive', 'Pack the plugin again so that files[] matches the content.'],
+  'file-size-mismatch': ['A file listed in files[] has another size.', 'A file changed after packing', 'Pack the plugin again; never change a packed file.'],
+  'file-digest-mismatch': ['A file listed in files[] has another SHA-256 digest.', 'A file changed after packing', 'Pack the plugin again; never change a packed file.'],
+  'undeclared-file': ['An artifact entry is not listed in files[].', 'A file added to an artifact after packing', 'Pack the plugin again from its folder.'],
+  'no-file-digests': [
+    'A packed artifact has no files[], so nothing tells a changed file from the packed one.',
+    'An artifact zipped by hand from a plugin folder whose manifest.json has no `files` array',
+    'Pack the plugin with `svc-plugin pack`, which writes files[] with every file\'s size and SHA-256 digest.',
+  ],
+  'entrypoint-not-packed': ['A declared entrypoint executable is not in the package.', '`"executable": "runtimes/win-x64/plugin.exe"` with no such file at package level', 'Build the executable into the folder named, or correct the path.'],
+  'languages-recomputed': ['The declared languages differ from those derived from the localization files.', '`"languages": ["en"]` beside `Localization/Strings.de.resx`', 'Let `svc-plugin pack` derive languages, or list exactly the languages of the resource files.'],
+  'id-mismatch': [
+    'The manifest id disagrees with its installed directory.',
+    'An install directory `com.example.a` holding a manifest of `com.example.b`',
+    'Reinstall the plugin; never move installed folders by hand.',
+    'The artifact is of another plugin than the id the command was told to expect.',
+  ],
+  'version-mismatch': [
+    'The manifest version disagrees with its installed directory.',
+    'A version directory `1.0.0` holding a manifest of 1.0.1',
+    'Reinstall the plugin; never move installed folders by hand.',
+    'The artifact is of another version than the one the command was told to expect.',
+  ],
+  'entrypoint-missing': ["The executable of the host's own runtime identifier is not on disk.", 'Validating on linux-x64 a folder with no `runtimes/linux-x64/plugin` built yet', 'Build for this runtime identifier, or name another host with `--rid`.'],
+  incompatible: ['The plugin cannot run on the named host (protocol or host version).', '`"svc": ">=3.0.0"` checked with `--host-version 2.5.0`', 'Widen the compatibility ranges if the plugin truly works there, or use a matching host.'],
+  'unsafe-entry': ['An archive entry has an unsafe name or type.', 'An entry named `../../etc/passwd`, an absolute path or a symbolic link', 'Pack the plugin with `svc-plugin pack`, which only writes safe entries.'],
+  'limit-exceeded': ['The archive breaks a size or count limit.', 'More entries, or more bytes once inflated, than an artifact may hold', 'Ship less: leave build leftovers out with `.svcpluginignore`.'],
+  'archive-malformed': ['The archive is not a well-formed ZIP file.', 'A truncated download, or bytes appended after the end record', 'Download or pack the artifact again.'],
+  'archive-unsupported': ['The archive uses a ZIP feature that is not supported.', 'Encrypted entries, ZIP64 or a compression method other than deflate', 'Pack the plugin with `svc-plugin pack`.'],
+  'manifest-missing': ['The archive holds no manifest.json.', 'A ZIP of the folder above the plugin, with `plugin/manifest.json` inside', 'Pack the plugin folder itself with `svc-plugin pack`, so that manifest.json is at the root.'],
+  'secret-detected': ['The package holds a private key, a .env file or a credential of a well-known shape.', 'A `signing.key` or `.env` file inside the plugin folder', 'Remove the secret (and rotate it if it was ever shared), or list the file in `.svcpluginignore`.'],
+  'source-looks-like-debug-build': ['The packed tree looks like a debug build (bin/Debug/).', 'Packing a folder that holds `bin/Debug/net8.0/`', 'Publish a release build and pack its output.'],
+  'large-file': ['One packed file is larger than a plugin usually needs.', 'A 300 MB data file in the plugin folder', 'Check that the file belongs in the plugin; leave it out with `.svcpluginignore` if not.'],
+  'package-near-limit': ['The package is close to an artifact limit (size or number of files).', 'A package at 95% of the largest size an artifact may have', 'Ship less before the limit is reached.'],
+}
+
+/** The schema keywords whose failures are reported as `schema:<keyword>` (those the manifest schema uses). */
+const schemaKeywords: Record<string, Entry> = {
+  required: ['A required member is missing.', 'A manifest without `name`', 'Add the member named in the message.'],
+  type: ['A value has the wrong JSON type.', '`"manifestVersion": "1"` (a string, not a number)', 'Write the value with the type the message names.'],
+  const: ['A value is not the one value allowed.', '`"manifestVersion": 2`', 'Write the value the message names.'],
+  enum: ['A value is not one of the values allowed.', 'A word that is not in the listed choices', 'Pick one of the values the message lists.'],
+  pattern: ['A text value does not have the required shape.', '`"homepage": "ftp://example.com"`', 'Write the value in the shape the message describes.'],
+  format: ['A text value is not in the required format.', '`"signedAt": "yesterday"`', 'Write the value in the format named (e.g. an RFC 3339 date-time).'],
+  minLength: ['A text value is empty or too short.', '`"executable": ""`', 'Give the value.'],
+  maxLength: ['A text value is too long.', 'An id longer than 128 characters', 'Shorten the value to the length the message names.'],
+  minimum: ['A number is below its lowest allowed value.', '`"protocol": {"minimum": 0, ...}`', 'Raise the number to at least the limit the message names.'],
+  maximum: ['A number is above its highest allowed value.', 'A number over the limit named', 'Lower the number to at most the limit the message names.'],
+  minProperties: ['An object has fewer members than it needs.', '`"entrypoints": {}`', 'Add the members the object needs.'],
+  uniqueItems: ['A list holds the same value twice.', '`"languages": ["en", "en"]`', 'List each value once.'],
+}
+
+/** Codes of the toolchain's typed errors that are not also diagnostic codes: why a command stopped. */
+const errors: Record<string, Entry> = {
+  usage: ['The command line is wrong: an unknown flag, a missing argument or a bad flag value.', '`svc-plugin validate --level strict`', 'Run the command with `--help` and correct the arguments.'],
+  'unknown-command': ['There is no such command.', '`svc-plugin valdate`', 'Run `svc-plugin --help` for the list of commands.'],
+  cancelled: ['The command was interrupted (Ctrl-C or SIGTERM); what it had half-written was removed.', 'Pressing Ctrl-C during `svc-plugin pack`', 'Run the command again.'],
+  'file-not-found': ['An input file or folder does not exist (or a pattern matched nothing).', '`svc-plugin validate plugins/missing`', 'Check the path, relative to the current folder.'],
+  'not-a-regular-file': ['An input is a folder, a device or a pipe where a regular file belongs.', '`svc-plugin verify ./plugin` (a folder)', 'Pass the file itself.'],
+  unreadable: ['An input exists but cannot be read (permissions, a folder where a file belongs, an I/O error).', '`svc-plugin validate --manifest ./plugin` (a folder)', 'Check the permissions and the kind of path; pass the manifest file or the folder with the right flag.'],
+  'not-an-artifact': ['An input that should be a .svcPlugin artifact is not a ZIP file.', '`svc-plugin verify manifest.json`', 'Pass the artifact written by `svc-plugin pack`.'],
+  'trust-store-unreadable': ['The trust store cannot be read.', '`--trust-store missing.json`', 'Check the path and permissions of the trust store file.'],
+  'key-unreadable': ['A key file cannot be read.', '`--key missing.key`', 'Check the path and permissions of the key file.'],
+  'certificate-unreadable': ['A certificate file cannot be read.', '`--certificate missing.json`', 'Check the path and permissions of the certificate files.'],
+  'revocation-list-unreadable': ['A revocation list file cannot be read.', '`--revocation-list missing.json`', 'Check the path and permissions of the revocation list.'],
+  'output-exists': ['The output already exists and would be overwritten.', 'Packing to `plugin.svcPlugin` a second time', 'Remove the old output, choose another path, or pass `--force`.'],
+  'write-failed': ['An output cannot be written (permissions, disk full, not a directory).', '`--output /read-only/plugin.svcPlugin`', 'Check that the output folder exists, is writable and has room.'],
+  'io-error': ['A read or write failed while the command ran.', 'A disk removed during an install', 'Check the disk and run the command again.'],
+  'level-not-met': ['The package does not meet the requirement level asked for.', '`svc-plugin pack --level publication` without a license', 'Fix the problems listed, or ask for a lower level.'],
+  'unsafe-data-root': ['The data root is not safe to work in (a symbolic link or not a real directory where one belongs).', 'A data root whose `plugins` folder is a symbolic link', 'Point the data root at a real directory that only the host writes.'],
+  'too-many-selectors': ['More than one way to name the subject was given.', '`svc-plugin validate --manifest a.json --directory b`', 'Name the subject once: a PATH, or one of the flags.'],
+  'invalid-argument': ['An argument is not usable.', 'A negative number where a count belongs', 'Correct the argument the message names.'],
+  'merge-needs-two': ['Merging needs at least two artifacts.', '`svc-plugin merge a.svcPlugin`', 'Pass every per-runtime artifact of the version to merge.'],
+  'invalid-key-name': ['A key name is not usable as a file name.', '`svc-plugin keygen ../key`', 'Use letters, digits, dots, hyphens and underscores.'],
+  'invalid-root-key-id': ['A root key id is not valid.', 'An empty root key id', 'Use the id printed when the root was created.'],
+  'invalid-key-usage': ['A certificate key usage is not one of those known.', '`--usage everything`', 'Choose one of the usages `--help` lists.'],
+  'invalid-validity': ['A certificate validity period is not valid.', '`--days 0`', 'Give a positive period that ends after it starts.'],
+  'invalid-signer': ['The signer arguments do not fit together.', 'A key without its certificate', 'Pass the key and the certificate issued for it.'],
+  'invalid-revocation': ['A revocation request is not valid.', 'Revoking a certificate id that is blank', 'Name the certificate or key to revoke as `--help` shows.'],
+  'trust-store-invalid': ['The trust store is not a valid trust store.', 'A trust store with a root whose key is not Ed25519', 'Recreate the trust store with `svc-plugin cert` commands.'],
+  'invalid-range': ['A version range argument is not valid.', '`--range ">>1.0"`', 'Use comparators such as `>=1.0.0, <2.0.0`.'],
+  'invalid-entrypoint': ['An entrypoint argument is not valid.', 'An entrypoint path with `..`', 'Give a relative path inside the plugin.'],
+  'source-changed': ['A source file changed while it was being packed.', 'A build writing into the folder during `svc-plugin pack`', 'Let the build finish, then pack again.'],
+  'manifest-invalid': ['The manifest has errors, so the command refuses it.', 'Installing an artifact whose manifest has no entrypoints', 'Run `svc-plugin validate` on it and fix every error.'],
+  'manifest-malformed': ['The manifest is not strict JSON holding one object.', 'A manifest with a trailing comma', 'Fix the JSON; `svc-plugin validate` shows where.'],
+  'hash-mismatch': ['Content does not match the digest recorded for it.', 'An artifact changed after it was signed', 'Get the artifact again from its publisher.'],
+  'source-entry-rejected': ['A source file cannot be packed (a symbolic link, a special file or an unsafe name).', 'A symbolic link in the plugin folder', 'Replace it with a regular file, or leave it out with `.svcpluginignore`.'],
+  'identity-mismatch': ['Artifacts that should be of one plugin version have different ids or versions.', 'Merging 1.0.0 for linux-x64 with 1.0.1 for win-x64', 'Merge artifacts of the same id and version.'],
+  'manifest-mismatch': ['Artifacts that should share one manifest disagree in it.', 'Merging two builds whose names differ', 'Pack every runtime from the same manifest.'],
+  'duplicate-rid': ['Two artifacts being merged declare the same runtime identifier.', 'Merging two linux-x64 artifacts', 'Merge one artifact per runtime identifier.'],
+  'file-conflict': ['Two artifacts being merged hold the same path with different content.', 'Both hold `assets/icon.png`, with different bytes', 'Make shared files identical, or keep runtime files under `runtimes/<rid>/`.'],
+  'artifact-digest-mismatch': ['The artifact is not the one expected (its digest differs).', 'Installing with `--digest` of another build', 'Get the artifact the digest was published for.'],
+  'already-installed': ['This version of the plugin is already installed.', 'Installing 1.0.0 twice', 'Pass `--force` to reinstall, or install another version.'],
+  'unsigned-not-permitted': ['The artifact is not signed and the host requires signatures.', 'Installing an unsigned artifact on a host that only takes signed ones', 'Sign the artifact with `svc-plugin sign`, or allow unsigned plugins on that host.'],
+  'signature-invalid': ['The signature does not verify.', 'An artifact changed after it was signed', 'Get the artifact again, or sign it again.'],
+  'signature-untrusted': ['The signature verifies but its certificate does not chain to a trusted root.', 'A plugin signed by a publisher this host does not trust', 'Add the publisher root to the trust store, if you trust it.'],
+  'signature-revoked': ['The signing certificate or key has been revoked.', 'A certificate listed in the revocation list', 'Get a version signed with a current certificate.'],
+  'publisher-changed': ['An update is signed by another publisher than the installed version.', 'Updating com.example.a with an artifact signed by someone else', 'Uninstall first if the change of publisher is intended.'],
+  'trust-downgrade': ['An update would lower the trust the plugin holds.', 'Updating a signed plugin with an unsigned artifact', 'Install a signed artifact.'],
+  'not-installed': ['The plugin is not installed.', '`svc-plugin uninstall com.example.missing`', 'Check the id with `svc-plugin list`.'],
+  'version-not-installed': ['That version of the plugin is not installed.', '`svc-plugin activate com.example.a 9.9.9`', 'Check the versions with `svc-plugin list`.'],
+  'dependency-in-use': ['Another installed plugin depends on this one.', 'Uninstalling a plugin others list in dependencies', 'Uninstall the dependent plugins first.'],
+  'lock-timeout': ['Another operation holds the lock on this plugin for too long.', 'Two installs of one plugin at once', 'Wait for the other operation to end, then run the command again.'],
+  'key-invalid': ['A key file is not a valid Ed25519 key.', 'A key file that was edited', 'Create a new key with `svc-plugin keygen`.'],
+  'key-mismatch': ['The key does not belong to the certificate.', 'Signing with one key and another key\'s certificate', 'Use the key the certificate was issued for.'],
+  'certificate-untrusted': ['A certificate does not chain to a trusted root.', 'A certificate issued by an unknown root', 'Add the root to the trust store, if you trust it.'],
+  'certificate-malformed': ['A certificate is not well formed.', 'A certificate file that was edited', 'Issue the certificate again.'],
+  'certificate-wrong-purpose': ['A certificate is used for something its key usage does not allow.', 'Signing plugins with a certificate issued for revocation lists', 'Use a certificate issued for signing plugins.'],
+  'certificate-issuer-missing': ['The issuer of a certificate is not supplied.', 'A signing certificate without its issuer files', 'Supply the issuer certificate beside it.'],
+  'certificate-issuer-mismatch': ['A certificate names another issuer than the one supplied.', 'A certificate paired with the wrong issuer file', 'Supply the issuer that issued it.'],
+  'certificate-outlives-issuer': ['A certificate is valid longer than its issuer.', 'Issuing a two-year certificate from a root that ends next month', 'Issue it with a validity inside the issuer\'s.'],
+  'chain-too-long': ['A certificate chain has more links than allowed.', 'A certificate issued by a certificate issued by a certificate', 'Issue certificates directly from a root.'],
+  'certificate-not-yet-valid': ['A certificate was not yet valid at the time that counts.', 'An artifact whose signedAt is before the certificate starts', 'Sign again once the certificate is valid.'],
+  'certificate-expired': ['A certificate had expired at the time that counts.', 'Signing with a certificate that ended last year', 'Issue a new certificate and sign again.'],
+  'already-signed': ['The artifact is already signed.', 'Signing an artifact twice', 'Sign the unsigned artifact written by pack.'],
+  'signature-malformed': ['A signature or signature file is badly shaped.', 'A signature value that is not Base64', 'Sign the artifact again.'],
+  'invalid-digest-input': ['An input of the digest cannot be used.', 'A digest asked of something that is not an artifact', 'Pass a .svcPlugin artifact.'],
+  'publisher-mismatch': ['The publisher in the manifest does not match the signing certificate.', 'Signing com.example.a with a certificate of another publisher', 'Sign with a certificate of the publisher the manifest names.'],
+  'self-verification-failed': ['A signed artifact did not verify right after signing.', 'A disk that corrupted the written artifact', 'Check the disk and sign again.'],
+  'revocation-list-invalid': ['A revocation list is not valid or not signed by a trusted root.', 'A revocation list edited by hand', 'Get the revocation list from its publisher again.'],
+  'revocation-list-stale': ['A revocation list is past its next-update time.', 'A revocation list whose nextUpdate has passed', 'Get the current revocation list.'],
+  'revocation-list-rollback': ['A revocation list is older than one this data root has seen.', 'Installing with last month\'s revocation list', 'Use the newest revocation list.'],
+  'already-revoked': ['That certificate or key is already revoked.', 'Revoking the same certificate twice', 'Nothing to do.'],
+}
+
+function documentation([summary, example, fix, asError]: Entry): CodeDocumentation {
+  return asError === undefined ? {summary, example, fix} : {summary, example, fix, asError}
+}
+
+/** What a code means, an example and a fix: a diagnostic code, a `schema:<keyword>` code or an error code. */
+export function codeDocumentation(code: string): CodeDocumentation {
+  if (code.startsWith('schema:')) {
+    const keyword = code.slice('schema:'.length)
+    const entry = Object.hasOwn(schemaKeywords, keyword) ? schemaKeywords[keyword] : undefined
+    return entry === undefined ? {summary: `The manifest breaks the schema keyword "${keyword}".`, example: 'See the message.', fix: 'Correct the value the pointer names.'} : documentation(entry)
+  }
+  const entry = Object.hasOwn(diagnostics, code) ? diagnostics[code as keyof typeof diagnostics] : Object.hasOwn(errors, code) ? errors[code] : undefined
+  return entry === undefined ? {summary: code, example: '', fix: ''} : documentation(entry)
+}
+
+/** Every documented code: the diagnostic codes, the `schema:<keyword>` codes and the error codes, each once. */
+export function documentedCodes(): string[] {
+  return [...Object.keys(diagnostics), ...Object.keys(schemaKeywords).map((keyword) => `schema:${keyword}`), ...Object.keys(errors)]
 }
 
 /** A one-sentence description of what a diagnostic code means. */
 export function describeCode(code: DiagnosticCode): string {
-  if (code.startsWith('schema:')) return `The manifest breaks the schema keyword "${code.slice('schema:'.length)}".`
-  return descriptions[code as keyof typeof descriptions] ?? code
+  return codeDocumentation(code).summary
 }

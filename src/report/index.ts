@@ -1,9 +1,12 @@
-/** Renderers of validation reports: text, JSON, SARIF 2.1.0 and GitHub workflow commands. */
-export {renderReport, reportFormats, type ReportFormat, type RenderOptions} from './render.js'
-export {renderText, diagnosticLine, pointerText, type TextOptions} from './text.js'
-export {renderJson, reportDocument, type ReportDocument} from './json.js'
+/** Renderers of validation reports: text, JSON, SARIF 2.1.0, GitHub workflow commands, JUnit XML and GitLab Code Quality. */
+export {renderReport, renderSubjects, reportFormats, type ReportFormat, type RenderOptions} from './render.js'
+export {renderText, renderReportText, diagnosticLine, pointerText, type TextOptions} from './text.js'
+export {renderJson, reportDocument, subjectsDocument, type ReportDocument, type SubjectsDocument, type FailureDocument, type ProblemDocument} from './json.js'
 export {renderSarif, type SarifOptions} from './sarif.js'
-export {renderGithub, escapeData, escapeProperty, type GithubOptions} from './github.js'
+export {renderGithub, renderStepSummary, escapeData, escapeProperty, type GithubOptions} from './github.js'
+export {renderJunit, type JunitOptions} from './junit.js'
+export {renderGitlab, type GitlabOptions, type CodeQualityIssue} from './gitlab.js'
 export {colorEnabled, type ColorContext} from './color.js'
 export {countProblems, summaryLine, type ProblemCounts} from './summary.js'
-export {describeCode} from './descriptions.js'
+export {describeCode, codeDocumentation, documentedCodes, type CodeDocumentation} from './descriptions.js'
+export {codeHelpUrl, codePageFile, codePagesFolder} from './help.js'

@@ -1,15 +1,38 @@
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import type {Level} from '../manifest/levels.js'
-import type {ValidationReport} from '../manifest/report.js'
+import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
 
-/** The `--json` document of `validate` (plus the manifest file the positions refer to). */
+/** One problem of the `--json` document: the diagnostic plus the file its position refers to. */
+export type ProblemDocument = Diagnostic & {file: string}
+
+/** The `--json` document of `validate` for one subject. */
 export interface ReportDocument {
   valid: boolean
+  /** The plugin id (null when unknown); `id` is the same value under the name every command uses. */
   pluginId: string | null
+  id: string | null
   version: string | null
   level: Level
+  /** The subject as given: a manifest file, a folder or an artifact. */
+  path: string
+  /** The manifest file the positions refer to (`<artifact>!manifest.json` inside an artifact). */
   file: string
-  problems: Diagnostic[]
+  /** Every diagnostic, warnings and notes included (each has its `severity`). */
+  problems: ProblemDocument[]
+}
+
+/** The `--json` document of a subject that could not be read. */
+export interface FailureDocument {
+  valid: false
+  path: string
+  error: {code: string; message: string}
+}
+
+/** The `--json` document of a run over several subjects (several PATHs, or a pattern). */
+export interface SubjectsDocument {
+  /** True when every subject was read and is valid. */
+  valid: boolean
+  subjects: Array<ReportDocument | FailureDocument>
 }
 
 /** The report reduced to the documented `--json` shape, keys in a fixed order. */
@@ -17,19 +40,34 @@ export function reportDocument(report: ValidationReport): ReportDocument {
   return {
     valid: report.valid,
     pluginId: report.pluginId,
+    id: report.pluginId,
     version: report.version,
     level: report.level,
+    path: report.subject.path,
     file: report.file,
-    problems: report.problems.map(diagnosticDocument),
+    problems: report.problems.map((problem) => diagnosticDocument(problem, report.file)),
   }
 }
 
-/** The report as indented JSON text (`{ valid, pluginId, version, level, file, problems }`), newline-terminated. */
-export function renderJson(report: ValidationReport): string {
-  return `${JSON.stringify(reportDocument(report), null, 2)}\n`
+/** Every subject's document under `subjects`. */
+export function subjectsDocument(subjects: readonly SubjectResult[]): SubjectsDocument {
+  const documents = subjects.map((subject): ReportDocument | FailureDocument =>
+    isSubjectFailure(subject) ? {valid: false, path: subject.path, error: {code: subject.code, message: subject.message}} : reportDocument(subject),
+  )
+  return {valid: documents.every((document) => document.valid), subjects: documents}
 }
 
-function diagnosticDocument(problem: Diagnostic): Diagnostic {
+/**
+ * Subjects as indented JSON text, newline-terminated: one report's document when `single` (one subject
+ * named on the command line, whose report it must be), else `{valid, subjects}`.
+ */
+export function renderJson(subjects: readonly SubjectResult[], options: {single?: boolean} = {}): string {
+  const only = subjects[0]
+  const document = options.single === true && subjects.length === 1 && only !== undefined && !isSubjectFailure(only) ? reportDocument(only) : subjectsDocument(subjects)
+  return `${JSON.stringify(document, null, 2)}\n`
+}
+
+function diagnosticDocument(problem: Diagnostic, file: string): ProblemDocument {
   const {code, severity, message, pointer, line, column, requiredBy} = problem
-  return requiredBy === undefined ? {code, severity, message, pointer, line, column} : {code, severity, message, pointer, line, column, requiredBy}
+  return requiredBy === undefined ? {code, severity, message, file, pointer, line, column} : {code, severity, message, file, pointer, line, column, requiredBy}
 }

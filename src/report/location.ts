@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {pathToFileURL} from 'node:url'
+import type {ValidationReport} from '../manifest/report.js'
 
 /**
  * The manifest file as a reader should see it: relative to `cwd` with forward slashes when it
@@ -13,14 +14,35 @@ export function displayPath(file: string, cwd: string): string {
 }
 
 /**
- * The manifest file as a SARIF `artifactLocation.uri` (a URI reference): a relative reference
- * to `cwd` when the file lies inside it, otherwise a `file:` URL.
+ * Where a CI system can place a report's problems: the file on disk (for a manifest inside an artifact,
+ * the artifact itself) and the path inside that file, or null when the problems are in the file itself.
  */
-export function sarifUri(file: string, cwd: string): string {
-  const shown = displayPath(file, cwd)
-  if (path.isAbsolute(shown) || /^[A-Za-z]:\//.test(shown)) return pathToFileURL(path.resolve(cwd, file)).href
-  // encodeURIComponent leaves `!` alone, so `<artifact>!manifest.json` stays readable.
-  return shown.split('/').map(encodeURIComponent).join('/')
+export function placeOf(report: ValidationReport): {file: string; inner: string | null} {
+  if (report.subject.kind === 'artifact') return {file: report.subject.path, inner: 'manifest.json'}
+  return {file: report.file, inner: null}
+}
+
+/** A file as a path relative to `root` (forward slashes) when it lies inside `root`; otherwise null. */
+export function rootRelativePath(file: string, cwd: string, root: string): string | null {
+  const relative = path.relative(path.resolve(root), path.resolve(cwd, file))
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return null
+  return toForwardSlashes(relative)
+}
+
+/** A relative path as a URI reference: each segment percent-encoded. */
+export function uriReference(relative: string): string {
+  return relative.split('/').map(encodeURIComponent).join('/')
+}
+
+/** A directory as an absolute `file:` URL ending in `/` (what SARIF's `originalUriBaseIds` require). */
+export function directoryUrl(directory: string): string {
+  const href = pathToFileURL(path.resolve(directory)).href
+  return href.endsWith('/') ? href : `${href}/`
+}
+
+/** A file as an absolute `file:` URL. */
+export function fileUrl(file: string, cwd: string): string {
+  return pathToFileURL(path.resolve(cwd, file)).href
 }
 
 function toForwardSlashes(text: string): string {

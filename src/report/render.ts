@@ -1,11 +1,13 @@
-import type {ValidationReport} from '../manifest/report.js'
+import type {SubjectResult, ValidationReport} from '../manifest/report.js'
+import {renderGitlab} from './gitlab.js'
 import {renderGithub} from './github.js'
 import {renderJson} from './json.js'
+import {renderJunit} from './junit.js'
 import {renderSarif} from './sarif.js'
 import {renderText} from './text.js'
 
 /** The output formats of a validation report (`--format`). */
-export const reportFormats = ['text', 'json', 'sarif', 'github'] as const
+export const reportFormats = ['text', 'json', 'sarif', 'github', 'junit', 'gitlab'] as const
 export type ReportFormat = (typeof reportFormats)[number]
 
 /** Everything any renderer may need; each takes what applies to it. */
@@ -14,24 +16,39 @@ export interface RenderOptions {
   color?: boolean
   /** Text format: only errors, no summary. */
   errorsOnly?: boolean
-  /** The svc-plugin version, recorded in SARIF. */
+  /** The svc-plugin version, recorded in SARIF and naming the help pages. */
   toolVersion?: string
-  /** Paths are shown relative to this directory; default `process.cwd()`. */
+  /** Relative paths are resolved against this directory and shown relative to it; default `process.cwd()`. */
   cwd?: string
+  /** SARIF, GitHub and GitLab paths are relative to this directory (the repository root); default `cwd`. */
+  root?: string
+  /** JSON: print the one subject's report document rather than `{valid, subjects}`. */
+  single?: boolean
 }
 
-/** Renders a report in one of the report formats; the result is printed as is. */
+/** Renders one report in one of the report formats; the result is printed as is. */
 export function renderReport(report: ValidationReport, format: ReportFormat, options: RenderOptions = {}): string {
+  return renderSubjects([report], format, {single: true, ...options})
+}
+
+/** Renders the results of several subjects (reports, or why a subject could not be read) in one document. */
+export function renderSubjects(subjects: readonly SubjectResult[], format: ReportFormat, options: RenderOptions = {}): string {
   const cwd = options.cwd ?? process.cwd()
+  const root = options.root ?? cwd
+  const toolVersion = options.toolVersion ?? '0.0.0'
   switch (format) {
     case 'text':
-      return renderText(report, {color: options.color ?? false, errorsOnly: options.errorsOnly ?? false, cwd})
+      return renderText(subjects, {color: options.color ?? false, errorsOnly: options.errorsOnly ?? false, cwd})
     case 'json':
-      return renderJson(report)
+      return renderJson(subjects, {single: options.single ?? false})
     case 'sarif':
-      return renderSarif(report, {toolVersion: options.toolVersion ?? '0.0.0', cwd})
+      return renderSarif(subjects, {toolVersion, cwd, root})
     case 'github':
-      return renderGithub(report, {cwd})
+      return renderGithub(subjects, {cwd, root, toolVersion})
+    case 'junit':
+      return renderJunit(subjects, {cwd})
+    case 'gitlab':
+      return renderGitlab(subjects, {cwd, root})
     default:
       throw new Error(`unknown report format ${String(format satisfies never)}`)
   }

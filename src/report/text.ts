@@ -1,5 +1,5 @@
 import type {Diagnostic} from '../manifest/diagnostic.js'
-import type {ValidationReport} from '../manifest/report.js'
+import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
 import {severityWord} from './color.js'
 import {displayPath} from './location.js'
 import {summaryLine} from './summary.js'
@@ -15,12 +15,29 @@ export interface TextOptions {
 }
 
 /**
- * A report as lines for a terminal: one line per diagnostic,
+ * Subjects as lines for a terminal, one report after the other (see {@link renderReportText}); a subject
+ * that could not be read is `error <code>: <message>`. Several subjects end with a line counting them.
+ */
+export function renderText(subjects: readonly SubjectResult[], options: TextOptions): string {
+  const parts = subjects.map((subject) => (isSubjectFailure(subject) ? `${diagnosticLine({code: subject.code as Diagnostic['code'], severity: 'error', message: subject.message, pointer: null, line: null, column: null}, options.color)}\n` : renderReportText(subject, options)))
+  if (subjects.length > 1 && !options.errorsOnly) parts.push(`${subjectsLine(subjects)}\n`)
+  return parts.join('')
+}
+
+/** `N subjects: V valid, I invalid, U not read.` */
+function subjectsLine(subjects: readonly SubjectResult[]): string {
+  const unread = subjects.filter(isSubjectFailure).length
+  const valid = subjects.filter((subject) => !isSubjectFailure(subject) && subject.valid).length
+  return `${subjects.length} subjects: ${valid} valid, ${subjects.length - valid - unread} invalid, ${unread} not read.`
+}
+
+/**
+ * One report as lines for a terminal: one line per diagnostic,
  * `<severity> <code>: <message> [<pointer>] (<requiredBy>)`, then `  at <file>:<line>:<column>` when
  * the position is known, then the summary line. The root pointer `""` is shown as `[/]`; a null
  * pointer and an absent requiredBy are left out. Ends with a newline unless empty.
  */
-export function renderText(report: ValidationReport, options: TextOptions): string {
+export function renderReportText(report: ValidationReport, options: TextOptions): string {
   const cwd = options.cwd ?? process.cwd()
   const file = displayPath(report.file, cwd)
   const lines: string[] = []

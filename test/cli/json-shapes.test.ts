@@ -24,7 +24,7 @@ async function checkShape(schema: string, args: string[], status: number): Promi
   const result = await runCli([...args, '--json'])
   assert.equal(result.status, status, `svc-plugin ${args.join(' ')}: ${result.stderr}`)
   const document = JSON.parse(result.stdout) as Record<string, unknown>
-  const validate = ajv.getSchema(`https://svc-plugin.dev/json/${schema}.schema.json`)
+  const validate = ajv.getSchema(`https://unpkg.com/svc-plugin/docs/json/${schema}.schema.json`)
   assert.ok(validate, `docs/json/${schema}.schema.json`)
   assert.ok(validate(document), `svc-plugin ${args.join(' ')} --json does not match ${schema}.schema.json: ${ajv.errorsText(validate.errors)}\n${result.stdout}`)
   return document
@@ -43,7 +43,7 @@ after(async () => {
 
 describe('every --json result matches its documented schema', () => {
   it('has one schema per command that prints a result, the shared parts and the error shape', () => {
-    const documented = ['activate', 'cert-issue', 'cert-revoke', 'cert-root', 'common', 'error', 'init', 'inspect', 'install', 'keygen', 'list', 'merge', 'pack', 'sign', 'store-verify', 'uninstall', 'verify']
+    const documented = ['activate', 'cert-issue', 'cert-revoke', 'cert-root', 'common', 'error', 'init', 'inspect', 'install', 'keygen', 'list', 'merge', 'pack', 'sign', 'store-verify', 'uninstall', 'validate', 'verify']
     assert.deepEqual(names.sort(), documented)
   })
 
@@ -88,6 +88,11 @@ describe('every --json result matches its documented schema', () => {
     const changed = await checkShape('verify', ['verify', '--installed', ws.id, '--data-root', root, '--trust', ws.trust], 1)
     assert.deepEqual((changed.problems as {code: string; file: string}[]).map(({code, file}) => [code, file]), [['undeclared-file', 'assets/added.txt']])
     await checkShape('uninstall', ['uninstall', ws.id, '--data-root', root], 0)
+  })
+
+  it('validate (its shape is documented beside the others)', async () => {
+    await checkShape('validate', ['validate', ws.source], 0)
+    await checkShape('validate', ['validate', path.join(repoRoot, 'fixtures', 'broken-plugin')], 1)
   })
 
   it('init', async () => {

@@ -277,7 +277,7 @@ describe('svc-plugin validate', () => {
       const viaJson = await validateJson([brokenPlugin, '--level', 'package', '--json'])
       assert.equal(viaFormat.status, 1)
       assert.equal(viaFormat.stdout, viaJson.stdout)
-      assert.deepEqual(Object.keys(viaFormat.json), ['valid', 'pluginId', 'version', 'level', 'file', 'problems'])
+      assert.deepEqual(Object.keys(viaFormat.json), ['valid', 'pluginId', 'id', 'version', 'level', 'path', 'file', 'problems'])
       assert.equal(viaFormat.json.valid, false)
       assert.equal(viaFormat.json.pluginId, 'com.example.weather-station')
       assert.equal(viaFormat.json.level, 'package')
@@ -312,7 +312,8 @@ describe('svc-plugin validate', () => {
       assert.equal(lines.length, 11)
       assert.equal(lines.filter((line) => line.startsWith('::error file=fixtures/broken-plugin/manifest.json,line=')).length, 10)
       assert.equal(lines.filter((line) => line.startsWith('::warning file=fixtures/broken-plugin/manifest.json,line=30,')).length, 1)
-      assert.ok(lines.some((line) => /^::error file=fixtures\/broken-plugin\/manifest\.json,line=17,col=\d+,title=schema%3Apattern::/.test(line)))
+      // The title is the code and the address of its page.
+      assert.ok(lines.some((line) => /^::error file=fixtures\/broken-plugin\/manifest\.json,line=17,col=\d+,title=schema%3Apattern \(https%3A\/\/unpkg\.com\/svc-plugin@[^/]+\/docs\/codes\/schema-pattern\.md\)::/.test(line)))
     })
   })
 
@@ -323,7 +324,7 @@ describe('svc-plugin validate', () => {
       for (const flag of ['--manifest', '--directory', '--artifact', '--level', '--format', '--json', '--quiet', '--no-color']) {
         assert.ok(result.stdout.includes(flag), `--help does not mention ${flag}`)
       }
-      for (const word of ['development', 'package', 'publication', 'text', 'json', 'sarif', 'github', 'EXAMPLES', 'Exit status']) {
+      for (const word of ['development', 'package', 'publication', 'text', 'json', 'sarif', 'github', 'junit', 'gitlab', 'GITHUB_ACTIONS', '--root', 'docs/codes/<code>.md', 'EXAMPLES', 'Exit status']) {
         assert.ok(result.stdout.includes(word), `--help does not mention ${word}`)
       }
     })

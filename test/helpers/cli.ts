@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
-import {Config, run} from '@oclif/core'
+import {Config, run, type Interfaces} from '@oclif/core'
+import {readFileSync} from 'node:fs'
 import {io} from '../../commands/io.js'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
@@ -70,8 +71,16 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 
 let queue: Promise<void> = Promise.resolve()
 
+/** package.json with oclif pointed at the compiled commands instead of the bundled command line. */
+function unbundledPackageJson(): Interfaces.PJSON {
+  const pjson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as Interfaces.PJSON
+  pjson.oclif.commands = {strategy: 'explicit', target: './dist/commands/index.js', identifier: 'COMMANDS'}
+  return pjson
+}
+
 async function runInProcess(args: string[], options: CliOptions): Promise<CliResult> {
-  loadedConfig ??= Config.load({root: repoRoot})
+  // The unbundled commands (dist/commands), so that what they write goes through this process's io channels.
+  loadedConfig ??= Config.load({root: repoRoot, pjson: unbundledPackageJson()})
   const config = await loadedConfig
   const stdout: string[] = []
   const stderr: string[] = []

@@ -120,10 +120,11 @@ describe('schema/manifest.schema.json', () => {
     assert.deepEqual((manifestSchema['properties'] as Record<string, SchemaNode>)['publisher']?.['required'], ['name'])
   })
 
-  it('compiles with Ajv2020 in strict mode, with ajv-formats and the annotation keyword', () => {
+  it('compiles with Ajv2020 in strict mode, with ajv-formats and the annotation keywords (requirement, editor hints)', () => {
     const ajv = new Ajv2020({strict: true, allErrors: true})
     addFormats(ajv)
-    ajv.addKeyword({keyword: 'x-svc-requirement', schemaType: 'string'})
+    for (const keyword of ['x-svc-requirement', 'markdownDescription', 'patternErrorMessage']) ajv.addKeyword({keyword, schemaType: 'string'})
+    ajv.addKeyword({keyword: 'doNotSuggest', schemaType: 'boolean'})
     assert.equal(typeof ajv.compile(manifestSchema), 'function')
   })
 

@@ -5,7 +5,7 @@ import {assertValidSarif} from './sarif-schema.js'
 import {mixedProblems, sampleCwd, sampleReport} from './sample-reports.js'
 
 describe('renderSarif', () => {
-  const log = JSON.parse(renderSarif(sampleReport(mixedProblems), {toolVersion: '0.1.0', cwd: sampleCwd}))
+  const log = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '0.1.0', cwd: sampleCwd}))
   const run = log.runs[0]
 
   it('is valid against the official SARIF 2.1.0 schema', () => {
@@ -23,7 +23,7 @@ describe('renderSarif', () => {
   })
 
   it('is a clean report with no results, still valid SARIF', () => {
-    const empty = JSON.parse(renderSarif(sampleReport([]), {toolVersion: '0.1.0', cwd: sampleCwd}))
+    const empty = JSON.parse(renderSarif([sampleReport([])], {toolVersion: '0.1.0', cwd: sampleCwd}))
     assertValidSarif(empty)
     assert.deepEqual(empty.runs[0].results, [])
     assert.deepEqual(empty.runs[0].tool.driver.rules, [])
@@ -37,7 +37,7 @@ describe('renderSarif', () => {
   })
 
   it('lists one rule per code that appears, in order of first appearance', () => {
-    const withRepeat = JSON.parse(renderSarif(sampleReport([...mixedProblems, mixedProblems[1]!]), {toolVersion: '0.1.0', cwd: sampleCwd}))
+    const withRepeat = JSON.parse(renderSarif([sampleReport([...mixedProblems, mixedProblems[1]!])], {toolVersion: '0.1.0', cwd: sampleCwd}))
     const rules = withRepeat.runs[0].tool.driver.rules
     assert.deepEqual(
       rules.map((rule: {id: string}) => rule.id),
@@ -62,7 +62,7 @@ describe('renderSarif', () => {
     assert.equal(result.ruleId, 'invalid-plugin-id')
     assert.equal(result.message.text, 'The id "Com.Example" is not a reverse-domain id.')
     assert.deepEqual(result.locations[0].physicalLocation, {
-      artifactLocation: {uri: 'weather/manifest.json'},
+      artifactLocation: {uri: 'weather/manifest.json', uriBaseId: '%SRCROOT%'},
       region: {startLine: 3, startColumn: 9},
     })
   })
@@ -75,19 +75,49 @@ describe('renderSarif', () => {
 
   it('leaves out the region and logical location when position and pointer are unknown', () => {
     const result = run.results[3]
-    assert.deepEqual(result.locations[0], {physicalLocation: {artifactLocation: {uri: 'weather/manifest.json'}}})
+    assert.deepEqual(result.locations[0], {physicalLocation: {artifactLocation: {uri: 'weather/manifest.json', uriBaseId: '%SRCROOT%'}}})
     assert.deepEqual(result.properties, {pointer: null})
   })
 
-  it('percent-encodes the URI and keeps the artifact member marker', () => {
-    const report = sampleReport(mixedProblems, {file: `${sampleCwd}/my plugin/weather-1.0.0.svcPlugin!manifest.json`})
-    const artifactLog = JSON.parse(renderSarif(report, {toolVersion: '0.1.0', cwd: sampleCwd}))
+  it('locates a problem inside an artifact at the artifact file, percent-encoded, the inner path in the message', () => {
+    const artifact = 'my plugin/weather-1.0.0.svcPlugin'
+    const report = sampleReport(mixedProblems, {file: `${artifact}!manifest.json`, subject: {kind: 'artifact', path: artifact}})
+    const artifactLog = JSON.parse(renderSarif([report], {toolVersion: '0.1.0', cwd: sampleCwd}))
     assertValidSarif(artifactLog)
-    assert.equal(artifactLog.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri, 'my%20plugin/weather-1.0.0.svcPlugin!manifest.json')
+    const result = artifactLog.runs[0].results[1]
+    assert.deepEqual(result.locations[0].physicalLocation, {artifactLocation: {uri: 'my%20plugin/weather-1.0.0.svcPlugin', uriBaseId: '%SRCROOT%'}})
+    assert.equal(result.message.text, 'manifest.json:3 (inside the artifact): The id "Com.Example" is not a reverse-domain id.')
+    assert.equal(result.properties.innerPath, 'manifest.json')
+  })
+
+  it('makes URIs relative to the repository root, which it names as %SRCROOT%', () => {
+    const fromSubfolder = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '0.1.0', cwd: `${sampleCwd}/weather`, root: '/work'}))
+    assertValidSarif(fromSubfolder)
+    assert.deepEqual(fromSubfolder.runs[0].originalUriBaseIds, {'%SRCROOT%': {uri: 'file:///work/'}})
+    assert.deepEqual(fromSubfolder.runs[0].results[0].locations[0].physicalLocation.artifactLocation, {uri: 'plugins/weather/manifest.json', uriBaseId: '%SRCROOT%'})
+  })
+
+  it('gives every rule descriptions, markdown help and a link to its page', () => {
+    for (const rule of run.tool.driver.rules) {
+      assert.ok(rule.shortDescription.text.length > 0 && rule.fullDescription.text.length > rule.shortDescription.text.length)
+      assert.match(rule.help.markdown, /\*\*Fix:\*\*/)
+      assert.equal(rule.helpUri, `https://unpkg.com/svc-plugin@0.1.0/docs/codes/${rule.id.replace(':', '-')}.md`)
+    }
+  })
+
+  it('still prints a valid log when a subject cannot be read: a notification, executionSuccessful false', () => {
+    const error = Object.assign(new Error('missing does not exist.'), {code: 'file-not-found'})
+    const failed = JSON.parse(renderSarif([{path: 'missing', code: 'file-not-found', message: error.message, error}], {toolVersion: '0.1.0', cwd: sampleCwd}))
+    assertValidSarif(failed)
+    const invocation = failed.runs[0].invocations[0]
+    assert.equal(invocation.executionSuccessful, false)
+    assert.equal(invocation.toolExecutionNotifications[0].descriptor.id, 'file-not-found')
+    assert.equal(invocation.toolExecutionNotifications[0].message.text, 'missing does not exist.')
+    assert.deepEqual(failed.runs[0].results, [])
   })
 
   it('uses a file: URL for a manifest outside the working directory', () => {
-    const outside = JSON.parse(renderSarif(sampleReport(mixedProblems), {toolVersion: '0.1.0', cwd: '/elsewhere'}))
+    const outside = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '0.1.0', cwd: '/elsewhere'}))
     assertValidSarif(outside)
     assert.equal(outside.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri, 'file:///work/plugins/weather/manifest.json')
   })

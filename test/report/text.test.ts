@@ -5,7 +5,7 @@ import {mixedProblems, sampleCwd, sampleReport} from './sample-reports.js'
 
 describe('renderText', () => {
   it('prints each diagnostic with its position, then the summary line', () => {
-    const text = renderText(sampleReport(mixedProblems), {color: false, cwd: sampleCwd})
+    const text = renderText([sampleReport(mixedProblems)], {color: false, cwd: sampleCwd})
     assert.equal(
       text,
       [
@@ -23,7 +23,7 @@ describe('renderText', () => {
   })
 
   it('says "0 errors, 0 warnings" for a clean report and prints nothing else', () => {
-    assert.equal(renderText(sampleReport([]), {color: false, cwd: sampleCwd}), 'com.example.weather-station 1.4.2: 0 errors, 0 warnings.\n')
+    assert.equal(renderText([sampleReport([])], {color: false, cwd: sampleCwd}), 'com.example.weather-station 1.4.2: 0 errors, 0 warnings.\n')
   })
 
   it('names the manifest file in the summary when the id is unknown', () => {
@@ -33,23 +33,23 @@ describe('renderText', () => {
       valid: false,
     })
     assert.equal(
-      renderText(report, {color: false, cwd: sampleCwd}),
+      renderText([report], {color: false, cwd: sampleCwd}),
       'error malformed: Unexpected token at line 2, column 3.\n  at weather/manifest.json:2:3\nweather/manifest.json: 1 error, 0 warnings.\n',
     )
   })
 
   it('shows a file outside the working directory as an absolute path', () => {
     const report = sampleReport([], {pluginId: null, version: null})
-    assert.equal(renderText(report, {color: false, cwd: '/elsewhere'}), `${sampleCwd}/weather/manifest.json: 0 errors, 0 warnings.\n`)
+    assert.equal(renderText([report], {color: false, cwd: '/elsewhere'}), `${sampleCwd}/weather/manifest.json: 0 errors, 0 warnings.\n`)
   })
 
   it('prints the line alone when the column is unknown', () => {
     const report = sampleReport([{code: 'invalid-name', severity: 'error', message: 'The name is blank.', pointer: '/name', line: 4, column: null}])
-    assert.match(renderText(report, {color: false, cwd: sampleCwd}), /\n {2}at weather\/manifest\.json:4\n/)
+    assert.match(renderText([report], {color: false, cwd: sampleCwd}), /\n {2}at weather\/manifest\.json:4\n/)
   })
 
   it('with errorsOnly prints only the errors and no summary', () => {
-    const text = renderText(sampleReport(mixedProblems), {color: false, errorsOnly: true, cwd: sampleCwd})
+    const text = renderText([sampleReport(mixedProblems)], {color: false, errorsOnly: true, cwd: sampleCwd})
     assert.deepEqual(
       text.split('\n').filter((line) => !line.startsWith('  at ')),
       [
@@ -61,11 +61,11 @@ describe('renderText', () => {
   })
 
   it('with errorsOnly prints nothing at all for a report with warnings only', () => {
-    assert.equal(renderText(sampleReport([mixedProblems[2]!]), {color: false, errorsOnly: true, cwd: sampleCwd}), '')
+    assert.equal(renderText([sampleReport([mixedProblems[2]!])], {color: false, errorsOnly: true, cwd: sampleCwd}), '')
   })
 
   it('colours only the severity word when asked', () => {
-    const text = renderText(sampleReport(mixedProblems), {color: true, cwd: sampleCwd})
+    const text = renderText([sampleReport(mixedProblems)], {color: true, cwd: sampleCwd})
     const lines = text.split('\n')
     assert.equal(lines[0], '\u001b[31merror\u001b[39m publication-metadata-missing: The manifest has no "license"; the store requires one. [/] (publication)')
     assert.equal(lines[4], '\u001b[33mwarning\u001b[39m unknown-permission: The permission "host:coffee" is not known. [/permissions/1]')
@@ -74,6 +74,6 @@ describe('renderText', () => {
   })
 
   it('never colours when not asked', () => {
-    assert.doesNotMatch(renderText(sampleReport(mixedProblems), {color: false, cwd: sampleCwd}), /\u001b/)
+    assert.doesNotMatch(renderText([sampleReport(mixedProblems)], {color: false, cwd: sampleCwd}), /\u001b/)
   })
 })

@@ -1,0 +1,67 @@
+/**
+ * Build step: bundles the command line into `dist/cli/` so that it starts fast. Each command becomes one
+ * module under `dist/cli/commands/` (oclif finds the command for the arguments through `oclif.manifest.json`
+ * and loads only that module); the code they share, the library and their dependencies included, goes to
+ * `dist/cli/chunks/`, and what only some paths need (the credential rules, Ajv) is loaded on first use.
+ * Loading one bundled file costs a fraction of resolving and reading hundreds of small modules.
+ *
+ * The library (`dist/src`) is not bundled: a host imports it as it is. The unbundled commands
+ * (`dist/commands`) stay too: the tests run them in-process.
+ */
+import {copyFileSync, rmSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {Config, type Interfaces} from '@oclif/core'
+import {build} from 'esbuild'
+import {COMMANDS} from '../commands/index.js'
+import {generatedValidatorFile} from '../src/manifest/schema-validator.js'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+const outdir = path.join(root, 'dist', 'cli')
+const manifestFile = path.join(root, 'oclif.manifest.json')
+
+rmSync(outdir, {recursive: true, force: true})
+rmSync(manifestFile, {force: true})
+
+const commandEntries = Object.fromEntries(Object.keys(COMMANDS).map((id) => {
+  const file = path.join('commands', ...id.split(':'))
+  return [file, path.join(root, `${file}.ts`)]
+}))
+const result = await build({
+  entryPoints: {main: path.join(root, 'commands', 'main.ts'), ...commandEntries},
+  outdir,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  // Packages that ship an ES module build: use it (smaller, and shaken).
+  mainFields: ['module', 'main'],
+  // oclif can register TypeScript for plugins in development; a built CLI never does.
+  external: ['typescript', 'ts-node'],
+  // CommonJS dependencies bundled into an ES module still call require() for node's built-ins.
+  banner: {js: "import {createRequire as __createRequire} from 'node:module';const require=__createRequire(import.meta.url);"},
+  metafile: true,
+  logLevel: 'warning',
+})
+
+if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile))
+// The manifest schema's compiled validator is loaded from beside the module that validates manifests.
+const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
+const validatorOutput = Object.entries(result.metafile.outputs).find(([, output]) => validatorSource in output.inputs)?.[0]
+if (validatorOutput === undefined) throw new Error(`bundle-cli: no output holds ${validatorSource}`)
+copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(validatorOutput), generatedValidatorFile))
+
+// Loading the configuration without a manifest loads every bundled command: it proves each one loads, and
+// yields the manifest (ids, flags, help) that lets `svc-plugin <command>` load that command alone.
+const config = await Config.load({root})
+// The root plugin holds the manifest it computed (the public type does not show it).
+const manifest = (config.getPluginsList().find((candidate) => candidate.root === root) as unknown as {manifest?: Interfaces.Manifest} | undefined)?.manifest
+if (manifest === undefined) throw new Error('bundle-cli: the command line did not load')
+const ids = Object.keys(manifest.commands).sort()
+const expected = Object.keys(COMMANDS).sort()
+if (ids.join() !== expected.join()) throw new Error(`bundle-cli: the bundle holds commands ${ids.join(', ')}, expected ${expected.join(', ')}`)
+writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
+process.stderr.write(`bundled the command line into ${path.relative(process.cwd(), outdir)} (${ids.length} commands)\n`)

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict'
+import {readdirSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, it} from 'node:test'
+import {errorCodes} from '../../commands/exit-codes.js'
+import {codePages} from '../../scripts/docs-codes.js'
+import {diagnosticCodes} from '../../src/manifest/diagnostic.js'
+import {manifestSchema} from '../../src/manifest/schema.js'
+import {documentedCodes} from '../../src/report/descriptions.js'
+import {codePageFile} from '../../src/report/help.js'
+import {repoRoot} from '../helpers/cli.js'
+
+const folder = path.join(repoRoot, 'docs', 'codes')
+const pages = codePages()
+
+/** The validation keywords the manifest schema uses anywhere (each can fail as `schema:<keyword>`). */
+function schemaKeywords(): Set<string> {
+  const annotations = new Set(['$schema', '$id', '$ref', '$defs', 'title', 'description', 'markdownDescription', 'examples', 'default', 'x-svc-requirement', 'doNotSuggest', 'patternErrorMessage', 'errorMessage', 'defaultSnippets', 'properties', 'items', 'additionalProperties', 'propertyNames', 'anyOf'])
+  const found = new Set<string>()
+  const walk = (value: unknown, inProperties: boolean): void => {
+    if (Array.isArray(value)) return value.forEach((item) => walk(item, false))
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, child] of Object.entries(value)) {
+      if (!inProperties && !annotations.has(key)) found.add(key)
+      walk(child, !inProperties && (key === 'properties' || key === '$defs'))
+    }
+  }
+  walk(manifestSchema, false)
+  return found
+}
+
+describe('docs/codes', () => {
+  it('has a page for every diagnostic code, every error code and every schema keyword the schema uses', () => {
+    const documented = new Set(documentedCodes())
+    const wanted = [...diagnosticCodes, ...errorCodes, ...[...schemaKeywords()].map((keyword) => `schema:${keyword}`)]
+    const missing = wanted.filter((code) => !documented.has(code) || !pages.has(codePageFile(code)))
+    assert.deepEqual(missing, [])
+    for (const code of documented) {
+      const page = pages.get(codePageFile(code))!
+      assert.match(page, /\n## Example\n\n\S/, code)
+      assert.match(page, /\n## How to fix it\n\n\S/, code)
+    }
+  })
+
+  it('holds exactly the generated pages, none stale: run npm run docs:codes after changing the table', () => {
+    assert.deepEqual(readdirSync(folder).sort(), [...pages.keys()].sort())
+    const stale = [...pages].filter(([name, text]) => readFileSync(path.join(folder, name), 'utf8') !== text).map(([name]) => name)
+    assert.deepEqual(stale, [])
+  })
+
+  it('names a page for a schema keyword without a colon', () => {
+    assert.equal(codePageFile('schema:pattern'), 'schema-pattern.md')
+    assert.ok(pages.get('schema-pattern.md')!.startsWith('# `schema:pattern`\n'))
+  })
+})

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
+import {chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {after, describe, it} from 'node:test'
+import ts from 'typescript'
+import {cliPath, fixturesDir, repoRoot} from '../helpers/cli.js'
+
+const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8')
+
+/** The text of every fenced block of `language` in the README, in order. */
+function blocks(language: string): string[] {
+  return [...readme.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((match) => match[1] as string)
+}
+
+/**
+ * Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`), continuation
+ * lines joined, and each `export` of a variable (which holds for the examples after it).
+ */
+function commandLines(): string[] {
+  return blocks('sh')
+    .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
+    .map((line) => line.trim())
+    .filter((line) => /^(cd \S+ && )?svc-plugin |^export [A-Z_]+=/.test(line))
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'svc-plugin-readme-'))
+after(() => rmSync(work, {recursive: true, force: true}))
+
+describe('README', () => {
+  it('runs every svc-plugin example as written, in order, each with the exit status it states', () => {
+    // The reader's starting point: a built plugin folder, the repository's fixtures, an artifact of the
+    // example plugin, and `svc-plugin` on the PATH. Everything else, the examples make themselves.
+    const home = path.join(work, 'project')
+    cpSync(fixturesDir, path.join(home, 'fixtures'), {recursive: true})
+    cpSync(path.join(fixturesDir, 'example-plugin'), path.join(home, 'build', 'plugin'), {recursive: true})
+    cpSync(path.join(fixturesDir, 'example-plugin'), path.join(home, 'plugin'), {recursive: true})
+    writeFileSync(path.join(work, 'svc-plugin'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath}" "$@"\n`)
+    chmodSync(path.join(work, 'svc-plugin'), 0o755)
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: home, PATH: `${work}${path.delimiter}${process.env['PATH'] ?? ''}`, NO_COLOR: '1'}
+    for (const name of ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'SVC_PLUGIN_DATA_ROOT', 'SVC_PLUGIN_TRUST', 'SVC_PLUGIN_REVOCATIONS']) delete env[name]
+    const prelude = spawnSync('svc-plugin', ['pack', 'plugin', '--output', 'weather-1.4.2.svcPlugin'], {cwd: home, env, encoding: 'utf8'})
+    assert.equal(prelude.status, 0, prelude.stderr)
+
+    const lines = commandLines()
+    assert.ok(lines.length >= 15, `only ${lines.length} examples found`)
+    const exports: string[] = []
+    for (const line of lines) {
+      if (line.startsWith('export ')) {
+        exports.push(line)
+        continue
+      }
+      const expected = Number(/#.*\bexits (\d+)/.exec(line)?.[1] ?? 0)
+      const result = spawnSync('bash', ['-c', [...exports, line].join('\n')], {cwd: home, env, encoding: 'utf8'})
+      assert.equal(result.status, expected, `README example\n  ${line}\nexited ${result.status}, not ${expected}:\n${result.stderr}${result.stdout.slice(0, 2000)}`)
+    }
+  })
+
+  it('shows library code that compiles against the public API', () => {
+    const [code] = blocks('ts')
+    assert.ok(code !== undefined, 'the README has no TypeScript example')
+    const file = path.join(work, 'example.mts')
+    // What the example leaves to the host: where its data lives and how it starts and reports.
+    writeFileSync(file, `${code}\ndeclare const hostDataDir: string\ndeclare function startPlugin(entrypoint: unknown): void\ndeclare function showRefusal(code: string, message: string): void\ndeclare function refuseToLaunch(problems: unknown[]): void\nexport {}\n`)
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: ['node'],
+      typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+      paths: {'svc-plugin': [path.join(repoRoot, 'dist', 'src', 'index.d.ts')]},
+    })
+    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+    assert.deepEqual(problems, [])
+  })
+})
