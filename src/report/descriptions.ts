@@ -105,6 +105,7 @@ const schemaKeywords: Record<string, Entry> = {
 const errors: Record<string, Entry> = {
   usage: ['The command line is wrong: an unknown flag, a missing argument or a bad flag value.', '`svc-plugin validate --level strict`', 'Run the command with `--help` and correct the arguments.'],
   'unknown-command': ['There is no such command.', '`svc-plugin valdate`', 'Run `svc-plugin --help` for the list of commands.'],
+  internal: ['A bug in svc-plugin: a failure nothing in it foresaw (exit 70).', 'An exception thrown inside a command', 'Report it with the command line; `SVC_PLUGIN_DEBUG=1` adds the stack trace.'],
   cancelled: ['The command was interrupted (Ctrl-C or SIGTERM); what it had half-written was removed.', 'Pressing Ctrl-C during `svc-plugin pack`', 'Run the command again.'],
   'file-not-found': ['An input file or folder does not exist (or a pattern matched nothing).', '`svc-plugin validate plugins/missing`', 'Check the path, relative to the current folder.'],
   'not-a-regular-file': ['An input is a folder, a device or a pipe where a regular file belongs.', '`svc-plugin verify ./plugin` (a folder)', 'Pass the file itself.'],
