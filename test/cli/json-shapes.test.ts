@@ -108,6 +108,21 @@ describe('every --json result matches its documented schema', () => {
     await checkShape('error', ['init', path.join(out, 'new-plugin')], 2)
     await must(['keygen', '--output', path.join(out, 'twice')])
     await checkShape('error', ['keygen', '--output', path.join(out, 'twice')], 2)
+    const refusals: [string, string[], number][] = [
+      ['activate', ['activate', ws.id, ws.version, '--data-root', path.join(out, 'refused')], 1],
+      ['list', ['list'], 2],
+      ['merge', ['merge', ws.artifact, '--output', path.join(out, 'one.svcPlugin')], 2],
+      ['sign', ['sign', ws.artifact, '--private-key', ws.privateKey, '--certificate', ws.certificate, '--certificate-signature', ws.certificateSignature, '--output', ws.signed], 2],
+      ['cert root', ['cert', 'root', '--output', ws.pki], 2],
+      ['cert issue', ['cert', 'issue', '--root-key', path.join(ws.pki, 'root.key'), '--root-key-id', ws.rootKeyId, '--subject-public-key', ws.publicKey, '--subject-kind', 'creator', '--subject-id', 'com.example', '--subject-name', 'X', '--not-after', 'someday', '--output', path.join(out, 'c')], 2],
+      ['cert revoke', ['cert', 'revoke', '--list', path.join(out, 'r.json'), '--root-key', path.join(out, 'missing.key'), '--root-key-id', ws.rootKeyId, '--certificate-id', 'cert_00000000000000000000000000000000', '--reason', 'superseded'], 3],
+      ['verify', ['verify', ws.signed, '--trust', path.join(out, 'missing-trust.json')], 3],
+      ['store verify', ['store', 'verify', ws.signed, '--trust', path.join(out, 'missing-trust.json'), '--account-name', 'X'], 3],
+    ]
+    for (const [command, args, status] of refusals) {
+      const document = await checkShape('error', args, status)
+      assert.ok(typeof (document.error as {code?: unknown}).code === 'string', command)
+    }
     const secret = path.join(out, 'with-secret')
     await mkdir(secret)
     await writeFile(path.join(secret, 'manifest.json'), readFileSync(path.join(ws.source, 'manifest.json')))
