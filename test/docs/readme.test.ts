@@ -14,12 +14,15 @@ function blocks(language: string): string[] {
   return [...readme.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((match) => match[1] as string)
 }
 
-/** Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`), continuation lines joined. */
+/**
+ * Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`), continuation
+ * lines joined, and each `export` of a variable (which holds for the examples after it).
+ */
 function commandLines(): string[] {
   return blocks('sh')
     .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
     .map((line) => line.trim())
-    .filter((line) => /^(cd \S+ && )?svc-plugin /.test(line))
+    .filter((line) => /^(cd \S+ && )?svc-plugin |^export [A-Z_]+=/.test(line))
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'svc-plugin-readme-'))
@@ -44,9 +47,14 @@ describe('README', () => {
 
     const lines = commandLines()
     assert.ok(lines.length >= 15, `only ${lines.length} examples found`)
+    const exports: string[] = []
     for (const line of lines) {
+      if (line.startsWith('export ')) {
+        exports.push(line)
+        continue
+      }
       const expected = Number(/#.*\bexits (\d+)/.exec(line)?.[1] ?? 0)
-      const result = spawnSync('bash', ['-c', line], {cwd: home, env, encoding: 'utf8'})
+      const result = spawnSync('bash', ['-c', [...exports, line].join('\n')], {cwd: home, env, encoding: 'utf8'})
       assert.equal(result.status, expected, `README example\n  ${line}\nexited ${result.status}, not ${expected}:\n${result.stderr}${result.stdout.slice(0, 2000)}`)
     }
   })
