@@ -59,6 +59,18 @@ describe('README', () => {
     }
   })
 
+  it('shows, for each command whose output it quotes ("$ svc-plugin …"), lines the command really prints', () => {
+    const quoted = [...readme.matchAll(/^```[a-z]*\n\$ (svc-plugin [^\n]*)\n([\s\S]*?)^```$/gm)]
+    assert.ok(quoted.length >= 2, `only ${quoted.length} quoted outputs found`)
+    for (const [, command, shown] of quoted as Array<RegExpMatchArray & [string, string, string]>) {
+      const result = spawnSync(process.execPath, [cliPath, ...command.split(' ').slice(1)], {cwd: repoRoot, env: {...process.env, NO_COLOR: '1'}, encoding: 'utf8'})
+      const printed = new Set(`${result.stdout}${result.stderr}`.split('\n'))
+      // "…" stands for lines left out of the quote; every other line is printed as it stands.
+      const missing = shown.split('\n').filter((line) => line !== '' && line !== '…' && !printed.has(line))
+      assert.deepEqual(missing, [], `README quotes lines that "${command}" does not print`)
+    }
+  })
+
   it('shows library code that compiles against the public API', () => {
     const [code] = blocks('ts')
     assert.ok(code !== undefined, 'the README has no TypeScript example')
