@@ -38,8 +38,9 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
     } = this.flags
     const result = await signArtifactFiles({artifact, output, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
     if (json) {
-      const {output: path, ...rest} = result
-      this.outJson({path, ...rest})
+      // The digest is written sha256:<hex> here as in pack and inspect.
+      const {output: path, artifactDigest, ...rest} = result
+      this.outJson({path, ...rest, artifactDigest: `sha256:${artifactDigest}`})
       return
     }
     this.out(`Signed ${artifact} -> ${result.output} with certificate ${result.certificateId} at ${result.signedAt}.`)

@@ -48,9 +48,55 @@ const preparationMs = 120_000
 
 const self = fileURLToPath(import.meta.url)
 
+const synopsis = [
+  `usage: npm run fuzz -- [--seconds N] [--seed S] [--family ${familyNames.join(',')}] [--timeout MS] [--out DIR]`,
+  '       npm run fuzz -- --seed S --replay FAMILY:CASE',
+]
+
+const help = [
+  'Runs every fuzz family for its share of a time budget, each in a watched child process, and reports',
+  'every finding with its saved input and a reproducer: a crash (an untyped error or a dead process), a hang,',
+  'a result of the wrong shape, a Trusted verdict for bytes the signature does not cover, or a refused install',
+  'that left something behind.',
+  '',
+  ...synopsis,
+  '',
+  '  --seconds N          the whole budget in seconds, split evenly among the families (default 60)',
+  '  --seed S             the seed of the cases (default random; printed, so a run can be repeated)',
+  `  --family LIST        a comma-separated subset of ${familyNames.join(', ')} (default all)`,
+  `  --timeout MS         the time one call may take before it is a hang (default ${defaultTimeoutMs})`,
+  '  --out DIR            where findings and their inputs are saved (default fuzz-findings/seed-S)',
+  '  --replay FAMILY:CASE run one case of the run with --seed S again and print its findings',
+  '  --help               print this help',
+  '',
+  'Exit status: 0 no findings, 1 findings, 2 a usage error.',
+]
+
+/** A usage error: one line naming it and where the usage is, on stderr; exit 2. */
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run fuzz -- [--seconds N] [--seed S] [--family ${familyNames.join(',')}] [--timeout MS] [--out DIR] [--replay FAMILY:CASE]\n`)
+  process.stderr.write(`fuzz: ${message}\nSee: npm run fuzz -- --help\n`)
   process.exit(2)
+}
+
+/** The command line, or a usage error for an unknown option, a missing value or a stray argument. */
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        seconds: {type: 'string'},
+        seed: {type: 'string'},
+        family: {type: 'string'},
+        timeout: {type: 'string'},
+        out: {type: 'string'},
+        replay: {type: 'string'},
+        help: {type: 'boolean', short: 'h'},
+      },
+      strict: true,
+    }).values
+  } catch (error) {
+    if (typeof (error as {code?: unknown}).code === 'string' && (error as {code: string}).code.startsWith('ERR_PARSE_ARGS_')) usage((error as Error).message)
+    throw error
+  }
 }
 
 function integer(text: string | undefined, name: string, fallback: number): number {
@@ -62,17 +108,11 @@ function integer(text: string | undefined, name: string, fallback: number): numb
 
 async function main(): Promise<number> {
   if (process.argv.includes('--child')) return child()
-  const {values} = parseArgs({
-    options: {
-      seconds: {type: 'string'},
-      seed: {type: 'string'},
-      family: {type: 'string'},
-      timeout: {type: 'string'},
-      out: {type: 'string'},
-      replay: {type: 'string'},
-    },
-    strict: true,
-  })
+  const values = parseCommandLine()
+  if (values.help === true) {
+    process.stdout.write(`${help.join('\n')}\n`)
+    return 0
+  }
   const seconds = integer(values.seconds, 'seconds', 60)
   const seed = integer(values.seed, 'seed', randomInt(0, 2 ** 31 - 1))
   const timeoutMs = integer(values.timeout, 'timeout', defaultTimeoutMs)

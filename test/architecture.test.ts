@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
-import {cruise, type IViolation} from 'dependency-cruiser'
+import {cruise, type ICruiseResult, type IViolation} from 'dependency-cruiser'
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -17,6 +17,30 @@ describe('the direction of imports (.dependency-cruiser.cjs, docs/architecture.m
       const output = result.output as {summary: {violations: IViolation[]}}
       const violations = output.summary.violations.map((violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`)
       assert.deepEqual(violations, [])
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+
+  it('opens an artifact in one place: outside src/archive/ only src/artifact/open.ts imports the archive reader, and nothing outside src/archive/ imports the ZIP library', async () => {
+    const options = await extractDepcruiseOptions(path.join(root, '.dependency-cruiser.cjs'))
+    const cwd = process.cwd()
+    process.chdir(root)
+    try {
+      const result = (await cruise(['src', 'commands'], options)).output as ICruiseResult
+      const importers = (target: (resolved: string) => boolean): string[] =>
+        result.modules
+          .filter((module) => !module.source.startsWith('src/archive/') && module.dependencies.some((dependency) => target(dependency.resolved)))
+          .map((module) => module.source)
+          .sort()
+      // Everything that reads an artifact (validate --artifact, inspect, verify, sign, merge, the store,
+      // install) gets its contents from openArtifact/withArtifact; install's extraction streams the entries
+      // of the archive that openArtifact opened, through the types and entry streams of src/archive/.
+      assert.deepEqual(importers((resolved) => resolved === 'src/archive/reader.ts'), ['src/artifact/open.ts'])
+      assert.deepEqual(importers((resolved) => /(^|\/)node_modules\/yauzl\//.test(resolved)), [])
+      // The check sees real imports: the reader itself is found, and it does use the ZIP library.
+      assert.ok(result.modules.some((module) => module.source === 'src/archive/reader.ts'))
+      assert.ok(result.modules.some((module) => module.source.startsWith('src/archive/') && module.dependencies.some((dependency) => dependency.resolved.includes('node_modules/yauzl/'))))
     } finally {
       process.chdir(cwd)
     }

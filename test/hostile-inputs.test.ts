@@ -10,10 +10,10 @@ import {validateManifest} from '../src/manifest/validate.js'
 import {pack} from '../src/pack/pack.js'
 import {readCertificateFiles} from '../src/pki/certificate-files.js'
 import {readPrivateKeyFile, readPublicKeyFile} from '../src/pki/keys.js'
-import {readTrustStore} from '../src/pki/trust.js'
+import {createRoot, readTrustStore} from '../src/pki/trust.js'
 import {readRevocationList} from '../src/revocation/files.js'
 import {validatePath} from '../src/validate/validate-path.js'
-import {spawnCli, tempDir} from './helpers/cli.js'
+import {runCliJson, spawnCli, tempDir} from './helpers/cli.js'
 import {writeArtifact} from './install/helpers/artifacts.js'
 
 /** Rejects with a SvcPluginError of `code` (and at once: a reader that waits on a FIFO never settles, and the test times out). */
@@ -72,6 +72,25 @@ describe('a FIFO (or any non-regular file) given where a file belongs is refused
     assert.equal(result.status, 3)
     assert.match(result.stderr, /^error unreadable: .*input\.fifo is a FIFO \(named pipe\), not a regular file\.\n$/)
   })
+  it('ends validate --artifact, install and store verify given it as the artifact at once with exit 3', async () => {
+    const trust = path.join(dir, 'trust.json')
+    await writeFile(trust, `${JSON.stringify(createRoot('root_fifo').trustStore)}\n`)
+    const commands = [
+      ['validate', '--artifact', fifo],
+      ['install', fifo, '--data-root', path.join(dir, 'data'), '--allow-unsigned'],
+      ['store', 'verify', fifo, '--trust', trust, '--account-name', 'Example Labs', '--json'],
+    ]
+    for (const args of commands) {
+      // A child that waited on the FIFO would be killed here, and fail the test by its signal.
+      const result = await spawnCli(args, {timeout: 10_000})
+      assert.equal(result.signal, null, `svc-plugin ${args.join(' ')} did not end by itself`)
+      assert.equal(result.status, 3, `${args.join(' ')}: ${result.stderr}`)
+    }
+    const store = await spawnCli(commands[2] as string[], {timeout: 10_000})
+    const report = JSON.parse(store.stdout) as {accepted: boolean; problems: Array<{code: string; archiveCode?: string}>}
+    assert.equal(report.accepted, false)
+    assert.deepEqual(report.problems.map((problem) => [problem.code, problem.archiveCode]), [['package-unreadable', 'not-an-artifact']])
+  })
 })
 
 describe('a dependency that throws on hostile input never crashes a caller', () => {
@@ -88,6 +107,27 @@ describe('a dependency that throws on hostile input never crashes a caller', () 
       }
     })
   }
+
+  it('judges such an artifact with a typed code from validate --artifact, install and store verify: exit 1, never 70', async () => {
+    const {dir, cleanup} = await tempDir('svc-plugin-hostile-cli-')
+    try {
+      const artifact = await writeArtifact(path.join(dir, 'hostile.svcPlugin'), {manifest: JSON.parse(hostile('valueOf')) as Record<string, unknown>})
+      const trust = path.join(dir, 'trust.json')
+      await writeFile(trust, `${JSON.stringify(createRoot('root_hostile').trustStore)}\n`)
+      const validated = await runCliJson(['validate', '--artifact', artifact])
+      assert.equal(validated.status, 1, validated.stderr)
+      assert.ok(validated.json.problems.some((problem: {code: string}) => problem.code === 'malformed'), validated.stdout)
+      const installed = await runCliJson(['install', artifact, '--data-root', path.join(dir, 'data'), '--allow-unsigned', '--rid', 'linux-x64'])
+      assert.equal(installed.status, 1, installed.stderr)
+      assert.equal(installed.json.error.code, 'manifest-invalid')
+      const stored = await runCliJson(['store', 'verify', artifact, '--trust', trust, '--account-name', 'Example Labs', '--account-id', 'com.example'])
+      assert.equal(stored.status, 1, stored.stderr)
+      assert.equal(stored.json.accepted, false)
+      assert.ok(stored.json.problems.some((problem: {code: string}) => problem.code === 'malformed'), stored.stdout)
+    } finally {
+      await cleanup()
+    }
+  })
 
   it('refuses to install such an artifact with manifest-invalid, a typed refusal', async () => {
     const {dir, cleanup} = await tempDir('svc-plugin-hostile-')

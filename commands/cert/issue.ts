@@ -14,6 +14,8 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
     '<%= config.bin %> cert issue --issuer-key issuer.key --issuer-certificate pki/issuer.json --issuer-signature pki/issuer.sig --subject-public-key signing.pub --subject-kind organization --subject-id com.example --subject-name "Example Labs" --not-after 2031-01-01T00:00:00Z --output cert',
   ]
 
+  static override advice = {'invalid-validity': 'Check --not-before and --not-after.'}
+
   static override flags = {
     'root-key': Flags.string({description: 'The root private key file (a certificate signed by the root).', helpValue: '<file>'}),
     'issuer-key': Flags.string({description: "The issuer's private key file (a certificate signed by an issuer certificate; with the next two).", helpValue: '<file>'}),

@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {readFile, readdir} from 'node:fs/promises'
 import {hostname} from 'node:os'
+import {performance} from 'node:perf_hooks'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {hasErrno, isTemporarySiblingOf, temporarySibling} from './durable.js'
@@ -49,7 +50,9 @@ export interface AcquireOptions {
  */
 export async function acquireLock(file: string, options: AcquireOptions = {}): Promise<PluginLock> {
   const timeoutMs = options.timeoutMs ?? defaultLockTimeoutMs
-  const started = Date.now()
+  // A monotonic clock: the wait is measured, not dated (a wall clock that jumps would cut it short or
+  // stretch it, and an operation judged at a caller's reference time reads no wall clock at all).
+  const started = performance.now()
   const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex')}
   const content = `${JSON.stringify(owner)}\n`
   let delay = 5
@@ -69,7 +72,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
         }
       }
       if (observed === null) continue // released between our create and our read: try again at once
-      if (Date.now() - started >= timeoutMs) {
+      if (performance.now() - started >= timeoutMs) {
         throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
           details: {lock: file, holder: parseOwner(observed)},
         })

@@ -198,10 +198,10 @@ export interface IssuedCertificate {
  * issuer's, validity outside the issuer's, and a third chain level (`chain-too-long`).
  */
 export function issueCertificate(options: IssueCertificateOptions): IssuedCertificate {
-  const notBefore = timestampOption(options.notBefore, 'notBefore')
-  const notAfter = timestampOption(options.notAfter, 'notAfter')
+  const notBefore = timestampOption(options.notBefore, 'notBefore', 'The start of the validity')
+  const notAfter = timestampOption(options.notAfter, 'notAfter', 'The end of the validity')
   if ((parseTimestamp(notBefore) as number) > (parseTimestamp(notAfter) as number)) {
-    throw new SigningError('invalid-validity', `notBefore (${notBefore}) is after notAfter (${notAfter}).`)
+    throw new SigningError('invalid-validity', `The validity would start (${notBefore}) after it ends (${notAfter}).`, {details: {notBefore, notAfter}})
   }
   const pairing = (subjectKinds as readonly unknown[]).includes(options.subject.kind) && (keyUsages as readonly unknown[]).includes(options.keyUsage) ? checkKindAndUsage(options.subject.kind, options.keyUsage) : null
   if (pairing !== null) throw new SigningError('invalid-key-usage', `The certificate cannot be issued: ${pairing}.`, {details: {kind: options.subject.kind, usage: options.keyUsage}})
@@ -261,10 +261,10 @@ function assertCanIssue(issuer: Certificate, certificate: Certificate, signerPri
   }
 }
 
-function timestampOption(value: Date | string, name: string): string {
+function timestampOption(value: Date | string, field: string, what: string): string {
   const text = value instanceof Date ? (Number.isNaN(value.getTime()) ? '' : formatTimestamp(value)) : value
   if (parseTimestamp(text) === null) {
-    throw new SigningError('invalid-validity', `${name} ${JSON.stringify(String(value))} is not a UTC time written YYYY-MM-DDTHH:MM:SSZ.`)
+    throw new SigningError('invalid-validity', `${what} ${JSON.stringify(String(value))} is not a UTC time written YYYY-MM-DDTHH:MM:SSZ.`, {details: {field}})
   }
   return text
 }

@@ -8,8 +8,7 @@ export type ProblemDocument = Diagnostic & {file: string}
 /** The `--json` document of `validate` for one subject. */
 export interface ReportDocument {
   valid: boolean
-  /** The plugin id (null when unknown); `id` is the same value under the name every command uses. */
-  pluginId: string | null
+  /** The plugin id; null when the manifest did not parse or its id is bad. */
   id: string | null
   version: string | null
   level: Level
@@ -39,7 +38,6 @@ export interface SubjectsDocument {
 export function reportDocument(report: ValidationReport): ReportDocument {
   return {
     valid: report.valid,
-    pluginId: report.pluginId,
     id: report.pluginId,
     version: report.version,
     level: report.level,

@@ -122,6 +122,12 @@ describe('refusals name the command-line flags', () => {
     assert.doesNotMatch(unsigned.stderr + again.stderr, /allowUnsigned|\bforce\b(?! to)/)
   })
 
+  it('a certificate that would end before it starts names --not-before and --not-after, not the library fields', async () => {
+    const result = await runCli(['cert', 'issue', '--root-key', path.join(ws.pki, 'root.key'), '--root-key-id', ws.rootKeyId, '--subject-public-key', ws.publicKey, '--subject-kind', 'creator', '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--not-before', '2030-01-01T00:00:00Z', '--not-after', '2029-01-01T00:00:00Z', '--output', path.join(ws.dir, 'never')])
+    assert.equal(result.status, 2)
+    assert.equal(result.stderr, 'error invalid-validity: The validity would start (2030-01-01T00:00:00Z) after it ends (2029-01-01T00:00:00Z). Check --not-before and --not-after.\n')
+  })
+
   it('a signed artifact without --trust says a trust store is needed, naming --trust and SVC_PLUGIN_TRUST', async () => {
     const result = await runCli(['install', ws.signed, '--data-root', dataRoot()])
     assert.equal(result.status, 1)

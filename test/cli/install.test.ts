@@ -4,7 +4,7 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
 import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
-import {createSigner, writeArtifact, type TestSigner} from '../install/helpers/artifacts.js'
+import {createSigner, sha256Of, snapshotTree, writeArtifact, type TestSigner} from '../install/helpers/artifacts.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -103,6 +103,36 @@ describe('svc-plugin install', () => {
     const {status, json} = await runCliJson(['install', unsignedV1, ...base(dataRoot()), '--allow-unsigned', '--expect-id', 'com.example.other'])
     assert.equal(status, 1)
     assert.equal(json.error.code, 'id-mismatch')
+  })
+
+  it('refuses another version than --expect-version and another file than --expect-sha256: exit 1, each its own code, nothing written', async () => {
+    const root = dataRoot()
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    const before = await snapshotTree(root)
+    const version = await runCliJson(['install', unsignedV2, ...base(root), '--allow-unsigned', '--expect-version', '2.0.1'])
+    assert.equal(version.status, 1)
+    assert.equal(version.json.error.code, 'version-mismatch')
+    const digest = await runCliJson(['install', unsignedV2, ...base(root), '--allow-unsigned', '--expect-sha256', sha256Of(await readFile(unsignedV1))])
+    assert.equal(digest.status, 1)
+    assert.equal(digest.json.error.code, 'artifact-digest-mismatch')
+    assert.deepEqual(await snapshotTree(root), before)
+    // Refused before the data root is made: a fresh one is not even created.
+    const fresh = dataRoot()
+    const text = await runCli(['install', unsignedV2, ...base(fresh), '--allow-unsigned', '--expect-sha256', '0'.repeat(64)])
+    assert.equal(text.status, 1)
+    assert.match(text.stderr, /^error artifact-digest-mismatch: /)
+    await assert.rejects(readdir(fresh), {code: 'ENOENT'})
+  })
+
+  it('installs when --expect-version and --expect-sha256 (bare hex or sha256:) match', async () => {
+    const root = dataRoot()
+    const hex = sha256Of(await readFile(unsignedV2)).slice('sha256:'.length)
+    const bare = await runCliJson(['install', unsignedV2, ...base(root), '--allow-unsigned', '--expect-version', '2.0.0', '--expect-sha256', hex.toUpperCase()])
+    assert.equal(bare.status, 0)
+    assert.equal(bare.json.version, '2.0.0')
+    const prefixed = await runCliJson(['install', unsignedV1, ...base(root), '--allow-unsigned', '--no-activate', '--expect-version', '1.0.0', '--expect-sha256', `sha256:${sha256Of(await readFile(unsignedV1)).slice(7)}`])
+    assert.equal(prefixed.status, 0)
+    assert.equal(prefixed.json.version, '1.0.0')
   })
 
   it('reports no-entrypoint-for-runtime for --rid linux-musl-x64: installed, autoStart false', async () => {

@@ -80,11 +80,13 @@ describe('svc-plugin pack', () => {
       assert.doesNotMatch(result.stdout, /warning/)
     })
 
-    it('prints nothing with --quiet (only errors would show), and still writes the artifact', async () => {
+    it('prints nothing with --quiet (no warnings, no result line), and still writes the artifact', async () => {
       const {cwd} = await workspace()
       const result = await runCli(['pack', 'source', '--quiet'], {cwd})
-      assert.deepEqual({status: result.status, stdout: result.stdout, stderr: result.stderr}, {status: 0, stdout: '', stderr: ''})
-      assert.ok(pythonZipInfo(path.join(cwd, artifactName)).entries.length === 9)
+      assert.equal(result.status, 0)
+      assert.equal(result.stderr, '')
+      assert.equal(result.stdout, '')
+      assert.ok((await stat(path.join(cwd, artifactName))).isFile())
     })
 
     it('packs the working directory by default', async () => {

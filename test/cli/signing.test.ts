@@ -87,6 +87,20 @@ describe('svc-plugin cert root, cert issue, sign, verify', () => {
     assert.match(result.stderr, /^error invalid-signer: /)
   })
 
+  for (const [usage, kind] of [['registry', 'organization'], ['package', 'service'], ['issuer', 'creator']] as const) {
+    it(`refuses to issue --usage ${usage} for --subject-kind ${kind}: exit 2, invalid-key-usage, nothing written`, async () => {
+      const output = at(`cert-${usage}-${kind}`)
+      const result = await runCliJson([
+        'cert', 'issue', '--root-key', at('pki', 'root.key'), '--root-key-id', 'root_clitest', '--usage', usage,
+        '--subject-public-key', at('keys', 'json.pub'), '--subject-kind', kind, '--subject-id', 'com.example', '--subject-name', 'Example Labs',
+        '--not-after', '2099-01-01T00:00:00Z', '--output', output,
+      ])
+      assert.equal(result.status, 2)
+      assert.equal(result.json.error.code, 'invalid-key-usage')
+      await assert.rejects(stat(output), {code: 'ENOENT'})
+    })
+  }
+
   it('signs the artifact and verifies it: exit 0 and the exact line', async () => {
     const sign = await runCli([
       'sign', unsigned,

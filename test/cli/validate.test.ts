@@ -197,7 +197,7 @@ describe('svc-plugin validate', () => {
       const result = await validateJson([minimalManifest, '--json'])
       assert.equal(result.status, 0)
       assert.equal(path.resolve(repoRoot, result.json.file), minimalManifest)
-      assert.equal(result.json.pluginId, 'com.example.minimal')
+      assert.equal(result.json.id, 'com.example.minimal')
     })
 
     it('detects a positional folder and validates its manifest.json', async () => {
@@ -218,7 +218,7 @@ describe('svc-plugin validate', () => {
     it('validates ./manifest.json when no subject is given', async () => {
       const result = await validateJson(['--json'], {cwd: sourceFolder})
       assert.equal(result.status, 0, result.stderr)
-      assert.equal(result.json.pluginId, 'com.example.minimal')
+      assert.equal(result.json.id, 'com.example.minimal')
       assert.equal(result.json.level, 'development')
     })
   })
@@ -277,9 +277,9 @@ describe('svc-plugin validate', () => {
       const viaJson = await validateJson([brokenPlugin, '--level', 'package', '--json'])
       assert.equal(viaFormat.status, 1)
       assert.equal(viaFormat.stdout, viaJson.stdout)
-      assert.deepEqual(Object.keys(viaFormat.json), ['valid', 'pluginId', 'id', 'version', 'level', 'path', 'file', 'problems'])
+      assert.deepEqual(Object.keys(viaFormat.json), ['valid', 'id', 'version', 'level', 'path', 'file', 'problems'])
       assert.equal(viaFormat.json.valid, false)
-      assert.equal(viaFormat.json.pluginId, 'com.example.weather-station')
+      assert.equal(viaFormat.json.id, 'com.example.weather-station')
       assert.equal(viaFormat.json.level, 'package')
       assert.equal(viaFormat.json.problems.length, 11)
     })

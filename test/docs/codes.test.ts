@@ -5,12 +5,15 @@ import {describe, it} from 'node:test'
 import {errorCodes} from '../../commands/exit-codes.js'
 import {codePages} from '../../scripts/docs-codes.js'
 import {diagnosticCodes} from '../../src/manifest/diagnostic.js'
+import {verifyCodes} from '../../src/signing/result.js'
 import {manifestSchema} from '../../src/manifest/schema.js'
 import {documentedCodes} from '../../src/report/descriptions.js'
 import {codePageFile} from '../../src/report/help.js'
 import {repoRoot} from '../helpers/cli.js'
 
 const folder = path.join(repoRoot, 'docs', 'codes')
+/** The codes only `verifyInstalled` gives (its problems' code is a string: see InstalledProblem). */
+const installedProblemCodes = ['unexpected-file-type', 'trust-downgrade', 'unsigned-not-permitted', 'trust-record-missing', 'certificate-changed']
 const pages = codePages()
 
 /** The validation keywords the manifest schema uses anywhere (each can fail as `schema:<keyword>`). */
@@ -30,9 +33,9 @@ function schemaKeywords(): Set<string> {
 }
 
 describe('docs/codes', () => {
-  it('has a page for every diagnostic code, every error code and every schema keyword the schema uses', () => {
+  it('has a page for every diagnostic code, error code, verification and upload code, installed-version problem and schema keyword the schema uses', () => {
     const documented = new Set(documentedCodes())
-    const wanted = [...diagnosticCodes, ...errorCodes, ...[...schemaKeywords()].map((keyword) => `schema:${keyword}`)]
+    const wanted = [...diagnosticCodes, ...errorCodes, ...verifyCodes, 'version-not-newer', ...installedProblemCodes, ...[...schemaKeywords()].map((keyword) => `schema:${keyword}`)]
     const missing = wanted.filter((code) => !documented.has(code) || !pages.has(codePageFile(code)))
     assert.deepEqual(missing, [])
     for (const code of documented) {

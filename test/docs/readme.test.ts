@@ -14,12 +14,15 @@ function blocks(language: string): string[] {
   return [...readme.matchAll(new RegExp(`^\`\`\`${language}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map((match) => match[1] as string)
 }
 
-/** Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`), continuation lines joined. */
+/**
+ * Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`), continuation
+ * lines joined, and each `export` of a variable (which holds for the examples after it).
+ */
 function commandLines(): string[] {
   return blocks('sh')
     .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
     .map((line) => line.trim())
-    .filter((line) => /^(cd \S+ && )?svc-plugin /.test(line))
+    .filter((line) => /^(cd \S+ && )?svc-plugin |^export [A-Z_]+=/.test(line))
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'svc-plugin-readme-'))
@@ -44,10 +47,27 @@ describe('README', () => {
 
     const lines = commandLines()
     assert.ok(lines.length >= 15, `only ${lines.length} examples found`)
+    const exports: string[] = []
     for (const line of lines) {
+      if (line.startsWith('export ')) {
+        exports.push(line)
+        continue
+      }
       const expected = Number(/#.*\bexits (\d+)/.exec(line)?.[1] ?? 0)
-      const result = spawnSync('bash', ['-c', line], {cwd: home, env, encoding: 'utf8'})
+      const result = spawnSync('bash', ['-c', [...exports, line].join('\n')], {cwd: home, env, encoding: 'utf8'})
       assert.equal(result.status, expected, `README example\n  ${line}\nexited ${result.status}, not ${expected}:\n${result.stderr}${result.stdout.slice(0, 2000)}`)
+    }
+  })
+
+  it('shows, for each command whose output it quotes ("$ svc-plugin …"), lines the command really prints', () => {
+    const quoted = [...readme.matchAll(/^```[a-z]*\n\$ (svc-plugin [^\n]*)\n([\s\S]*?)^```$/gm)]
+    assert.ok(quoted.length >= 2, `only ${quoted.length} quoted outputs found`)
+    for (const [, command, shown] of quoted as Array<RegExpMatchArray & [string, string, string]>) {
+      const result = spawnSync(process.execPath, [cliPath, ...command.split(' ').slice(1)], {cwd: repoRoot, env: {...process.env, NO_COLOR: '1'}, encoding: 'utf8'})
+      const printed = new Set(`${result.stdout}${result.stderr}`.split('\n'))
+      // "…" stands for lines left out of the quote; every other line is printed as it stands.
+      const missing = shown.split('\n').filter((line) => line !== '' && line !== '…' && !printed.has(line))
+      assert.deepEqual(missing, [], `README quotes lines that "${command}" does not print`)
     }
   })
 

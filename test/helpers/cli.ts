@@ -26,6 +26,8 @@ export interface CliOptions {
   cwd?: string
   env?: NodeJS.ProcessEnv
   input?: string
+  /** spawnCli only: kill the child (SIGTERM) after this many milliseconds; the result then has its signal. */
+  timeout?: number
 }
 
 /**
@@ -38,6 +40,7 @@ export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliR
       cwd: options.cwd ?? repoRoot,
       env: {...process.env, NO_COLOR: '1', ...options.env},
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.timeout === undefined ? {} : {timeout: options.timeout}),
     })
     let stdout = ''
     let stderr = ''

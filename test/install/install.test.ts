@@ -7,6 +7,7 @@ import {install} from '../../src/install/install.js'
 import {uninstall} from '../../src/install/uninstall.js'
 import type {InstallOptions} from '../../src/install/types.js'
 import {createSigner, testNow, type TestSigner} from './helpers/artifacts.js'
+import {joinZip, splitZip} from '../helpers/zip-splice.js'
 import {currentOf, inWorkspace, installError, modeOf, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
 
 /** Options for an unsigned install on a linux-x64 host. */
@@ -65,6 +66,44 @@ describe('install of a valid unsigned artifact with allowUnsigned', () => {
       assert.equal(await modeOf(path.join(version, 'runtimes', 'linux-x64', 'alpha')), 0o755)
       assert.equal(await modeOf(path.join(version, 'assets', 'readme.txt')), 0o644)
       assert.equal(await modeOf(path.join(version, 'manifest.json')), 0o644)
+    })
+  })
+
+  it('ignores the modes the archive stores: the entrypoint resolved for the host is 0755, every other file 0644', async () => {
+    await inWorkspace(async (ws) => {
+      // Archive modes that would widen (0777, 0666), narrow (0700, 0600, 0400) or mark as executable (0755)
+      // a file: the installer writes the host's entrypoint 0755 and everything else 0644, whatever they say.
+      const stored: Record<string, number> = {
+        'manifest.json': 0o700,
+        'runtimes/linux-x64/alpha': 0o600,
+        'runtimes/osx-x64/alpha': 0o755,
+        'assets/readme.txt': 0o777,
+        'assets/shared.txt': 0o666,
+        'assets/private.txt': 0o400,
+      }
+      const payload = {'runtimes/linux-x64/alpha': 'ELF', 'runtimes/osx-x64/alpha': 'MACHO', 'assets/readme.txt': 'a', 'assets/shared.txt': 'b', 'assets/private.txt': 'c'}
+      const entrypoints = {'linux-x64': {executable: 'runtimes/linux-x64/alpha'}, 'osx-x64': {executable: 'runtimes/osx-x64/alpha'}}
+      const artifact = await ws.artifact('modes', {payload, manifest: {entrypoints}})
+      const records = splitZip(await readFile(artifact))
+      for (const record of records) {
+        const mode = stored[record.name.toString('utf8')]
+        assert.ok(mode !== undefined, record.name.toString('utf8'))
+        record.centralFixed.writeUInt32LE(((0o100000 | mode) << 16) >>> 0, 38)
+      }
+      await writeFile(artifact, joinZip(records))
+      await install(artifact, unsigned(ws))
+      const version = path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0')
+      const installed: Record<string, number> = {}
+      for (const name of Object.keys(stored)) installed[name] = await modeOf(path.join(version, ...name.split('/')))
+      assert.deepEqual(installed, {
+        'manifest.json': 0o644,
+        'runtimes/linux-x64/alpha': 0o755,
+        'runtimes/osx-x64/alpha': 0o644,
+        'assets/readme.txt': 0o644,
+        'assets/shared.txt': 0o644,
+        'assets/private.txt': 0o644,
+      })
+      for (const dir of ['runtimes', 'runtimes/linux-x64', 'assets']) assert.equal(await modeOf(path.join(version, ...dir.split('/'))), 0o755, dir)
     })
   })
 

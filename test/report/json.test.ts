@@ -4,12 +4,11 @@ import {renderJson} from '../../src/report/json.js'
 import {mixedProblems, sampleReport} from './sample-reports.js'
 
 describe('renderJson', () => {
-  it('prints exactly valid, pluginId, id, version, level, path, file and problems for one subject', () => {
+  it('prints exactly valid, id, version, level, path, file and problems for one subject', () => {
     const document = JSON.parse(renderJson([sampleReport(mixedProblems)], {single: true}))
-    assert.deepEqual(Object.keys(document), ['valid', 'pluginId', 'id', 'version', 'level', 'path', 'file', 'problems'])
+    assert.deepEqual(Object.keys(document), ['valid', 'id', 'version', 'level', 'path', 'file', 'problems'])
     assert.deepEqual(document, {
       valid: false,
-      pluginId: 'com.example.weather-station',
       id: 'com.example.weather-station',
       version: '1.4.2',
       level: 'development',
@@ -49,7 +48,7 @@ describe('renderJson', () => {
 
   it('keeps null id and version for a manifest that did not parse', () => {
     const document = JSON.parse(renderJson([sampleReport([], {pluginId: null, version: null})], {single: true}))
-    assert.equal(document.pluginId, null)
+    assert.equal(document.id, null)
     assert.equal(document.version, null)
   })
 })

@@ -11,7 +11,7 @@ import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest
 import {signArtifact} from '../../src/signing/sign-artifact.js'
 import {splitSignedManifest} from '../../src/artifact/trailer.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
-import {writeArtifact} from './artifacts.js'
+import {flipByte, writeArtifact} from './artifacts.js'
 import {createPki, digestsOf, issueFor, samplePlugin, testNow, type TestPki} from './pki.js'
 
 let dir: string
@@ -114,6 +114,27 @@ describe('signArtifact', () => {
       const withoutFiles = JSON.stringify({...JSON.parse(text), files: undefined}, null, 2)
       return sign({artifact: await writeArtifact(out(), {manifest: new Uint8Array(Buffer.from(withoutFiles)), entries: payload}), output})
     }, 'undeclared-file'],
+    ['an artifact without manifest.json', async (output) => {
+      const {payload} = samplePlugin()
+      return sign({artifact: await writeArtifact(out(), {manifest: null, entries: payload}), output})
+    }, 'manifest-missing'],
+    ['an artifact missing a file its files[] lists', async (output) => {
+      const {manifest, payload} = samplePlugin()
+      const fewer = new Map([...payload].filter(([name]) => name !== 'assets/icon.png'))
+      return sign({artifact: await writeArtifact(out(), {manifest, entries: fewer}), output})
+    }, 'file-missing'],
+    ['an artifact whose file has another size than files[] says', async (output) => {
+      const {manifest, payload} = samplePlugin()
+      const icon = payload.get('assets/icon.png') as Uint8Array
+      return sign({artifact: await writeArtifact(out(), {manifest, entries: new Map([...payload, ['assets/icon.png', Buffer.concat([icon, Buffer.from([0])])]])}), output})
+    }, 'file-size-mismatch'],
+    ['an artifact whose file has the declared size but other bytes', async (output) => {
+      const {manifest, payload} = samplePlugin()
+      const icon = payload.get('assets/icon.png') as Uint8Array
+      return sign({artifact: await writeArtifact(out(), {manifest, entries: new Map([...payload, ['assets/icon.png', flipByte(icon, 0)]])}), output})
+    }, 'file-digest-mismatch'],
+    ['a certificate signature that is not base64 of 64 bytes', async (output) => sign({certificate: {json: pki.certificate.json, sig: '*'.repeat(88)}, output}), 'certificate-unreadable'],
+    ['a truncated certificate signature', async (output) => sign({certificate: {json: pki.certificate.json, sig: pki.certificate.sig.slice(0, 40)}, output}), 'certificate-unreadable'],
   ]
   it('refuses a folder where the output should be as write-failed (EISDIR), leaving it empty', async () => {
     const output = path.join(dir, `folder-output-${counter++}`)
