@@ -73,8 +73,11 @@ export interface WrittenEntry {
 export interface WriteArchiveBodyOptions {
   /** Overrides of the archive limits, applied to the body now and to the whole archive when finished. */
   limits?: Partial<ArchiveLimits>
-  /** Called each time an entry's source has been read in full. */
-  onProgress?: (progress: WriteProgress) => void
+  /**
+   * Called each time an entry's source has been read in full. When it returns a promise, the next source
+   * is read once it settles (a consumer of what was read, such as a scan, can catch up).
+   */
+  onProgress?: (progress: WriteProgress) => void | Promise<void>
 }
 
 /** Options of {@link ArchiveBody.finish}. */
@@ -203,16 +206,16 @@ function zip64(what: string): ArchiveError {
   return new ArchiveError('archive-unsupported', `The archive cannot be written: ${what}, and ZIP64 archives are neither written nor read.`, {reason: 'zip64'})
 }
 
-/** Counts one more entry done (read, or copied into place) and reports the totals. */
-type ProgressCounter = (entry: WriterEntry) => void
+/** Counts one more entry done (read, or copied into place) and reports the totals; a promise it returns is awaited where reading can wait. */
+type ProgressCounter = (entry: WriterEntry) => void | Promise<void>
 
-function progressOf(entries: readonly WriterEntry[], onProgress: ((progress: WriteProgress) => void) | undefined): ProgressCounter {
+function progressOf(entries: readonly WriterEntry[], onProgress: ((progress: WriteProgress) => void | Promise<void>) | undefined): ProgressCounter {
   const totalBytes = entries.reduce((sum, entry) => sum + sourceSize(entry.source), 0)
   const progress: WriteProgress = {entries: 0, totalEntries: entries.length, bytes: 0, totalBytes}
   return (entry) => {
     progress.entries += 1
     progress.bytes += sourceSize(entry.source)
-    onProgress?.({...progress})
+    return onProgress?.({...progress})
   }
 }
 
@@ -491,7 +494,8 @@ async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], r
       changes.notify()
       // A small file is usually complete already: no need to wait a turn.
       if (!encoded.complete) await encoded.read
-      read(entry)
+      const waiting = read(entry)
+      if (waiting !== undefined) await waiting
     }
   }
 

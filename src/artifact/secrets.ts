@@ -100,10 +100,15 @@ export class SecretScanner {
   }
 
   /**
-   * Resolves once at most one batch is waiting for the credential rules. A reader that can wait awaits it
+   * A promise that resolves once at most one batch is waiting for the credential rules, or undefined when
+   * that is already so. A reader that can wait awaits it
    * after each {@link SecretScanner.add}, so that the text held does not grow when reading outpaces the rules.
    */
-  async room(): Promise<void> {
+  room(): Promise<void> | undefined {
+    return this.#pending.size > 1 ? this.#waitForRoom() : undefined
+  }
+
+  async #waitForRoom(): Promise<void> {
     while (this.#pending.size > 1) await Promise.race(this.#pending)
   }
 

@@ -153,7 +153,11 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
       collected.files.map((file) => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: sourceOf(file)})),
       {
         limits,
-        onProgress: (progress) => onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
+        onProgress: (progress) => {
+          onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes})
+          // Reading waits while the secret scan lags: the text it holds stays bounded.
+          return scanner.room()
+        },
       },
     )
     const {result, refusal} = await judge(body.entries)
