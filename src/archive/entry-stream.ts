@@ -104,7 +104,10 @@ export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStar
   if (compressed.length !== entry.compressedSize) throw readError(entry, new UnexpectedEndOfFile(dataStart + compressed.length))
   let data = compressed
   if (entry.method === 8) {
-    const inflating = inline ? inflateRawSyncWithInfo(compressed, entry.uncompressedSize + 1) : inflateRawWithInfo(compressed, entry.uncompressedSize + 1)
+    // One output buffer one byte larger than declared: a truthful entry is inflated in one piece, not in
+    // zlib's default 16 KiB pieces concatenated at the end, and a longer one still stops at that byte.
+    const cap = entry.uncompressedSize + 1
+    const inflating = inline ? inflateRawSyncWithInfo(compressed, cap) : inflateRawWithInfo(compressed, cap)
     const inflated = await inflating.catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ERR_BUFFER_TOO_LARGE' ? largerThanDeclared(entry, entry.uncompressedSize + 1) : inflateError(entry, error)
     })
@@ -123,13 +126,13 @@ const inlineEntryMaxBytes = 16 * 1024
 
 /** {@link inflateRawWithInfo} on this thread; failures reject the promise the same way. */
 async function inflateRawSyncWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
-  return zlib.inflateRawSync(input, {info: true, maxOutputLength} as zlib.ZlibOptions) as unknown as {buffer: Buffer; engine: {bytesWritten: number}}
+  return zlib.inflateRawSync(input, {info: true, maxOutputLength, chunkSize: Math.max(maxOutputLength, zlib.constants.Z_MIN_CHUNK)} as zlib.ZlibOptions) as unknown as {buffer: Buffer; engine: {bytesWritten: number}}
 }
 
 function inflateRawWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
   return new Promise((resolve, reject) => {
     // `info` hands back the engine, whose bytesWritten is the compressed bytes the stream consumed.
-    zlib.inflateRaw(input, {info: true, maxOutputLength} as zlib.ZlibOptions, (error, result) => {
+    zlib.inflateRaw(input, {info: true, maxOutputLength, chunkSize: Math.max(maxOutputLength, zlib.constants.Z_MIN_CHUNK)} as zlib.ZlibOptions, (error, result) => {
       if (error) reject(error)
       else resolve(result as unknown as {buffer: Buffer; engine: {bytesWritten: number}})
     })
