@@ -180,7 +180,7 @@ export function openWholeEntryStream(readWhole: () => Promise<{data: Buffer; dig
 }
 
 /** Bytes the inflater hands out at a time: a bomb is cut off at most this far past its declared size. */
-export const inflateChunkBytes = 256 * 1024
+export const inflateChunkBytes = 1024 * 1024
 
 /** An entry stream and when it stops using the archive's descriptor. */
 export interface OpenedEntryStream {
@@ -195,7 +195,7 @@ export interface OpenedEntryStream {
  * the returned stream; destroying the returned stream releases the read and the inflater.
  */
 export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: number): OpenedEntryStream {
-  const raw = new FdRangeStream(fd, {start: dataStart, end: dataStart + entry.compressedSize})
+  const raw = new FdRangeStream(fd, {start: dataStart, end: dataStart + entry.compressedSize, chunkSize: inflateChunkBytes})
   const released = new Promise<void>((resolve) => raw.once('close', resolve))
   if (entry.method === 0) {
     const verified = new VerifiedEntryStream(entry, null)
