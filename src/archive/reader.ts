@@ -142,22 +142,39 @@ class OpenedArchive implements StrictArchive {
   async digestEntries(options: DigestOptions = {}): Promise<Map<string, EntryDigest>> {
     const entries = options.skip === undefined ? this.entries : this.entries.filter((entry) => !options.skip!.has(entry.name))
     const digests = new Array<EntryDigest | undefined>(entries.length)
+    const order = this.#digestOrder(entries)
+    // Keyed by position in `order`.
     const failures = new Map<number, unknown>()
     let next = 0
     const worker = async (): Promise<void> => {
-      while (next < entries.length && failures.size === 0) {
-        const index = next++
+      while (next < order.length && failures.size === 0) {
+        const position = next++
+        const index = order[position]!
         try {
           digests[index] = await this.#digest(entries[index]!, options.keep)
         } catch (error) {
-          failures.set(index, error)
+          failures.set(position, error)
         }
       }
     }
     await Promise.all(Array.from({length: Math.min(digestParallelism, entries.length)}, worker))
-    // Every entry before the first failure was dispatched and settled: report the earliest.
+    // Every entry dispatched before the first failure was settled: report the earliest, which is
+    // therefore the same one on every run.
     if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
     return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
+  }
+
+  /**
+   * The order `entries` (indices) are digested in: the streamed ones first, largest first, then the small
+   * ones in archive order. A large entry left for the end would stream alone while the other workers idle;
+   * started first, it streams while the small ones fill in around it.
+   */
+  #digestOrder(entries: readonly ArchiveEntry[]): number[] {
+    const streamed: number[] = []
+    const small: number[] = []
+    entries.forEach((entry, index) => (isSmallEntry(this.#byName.get(entry.name)!.entry) ? small : streamed).push(index))
+    streamed.sort((a, b) => entries[b]!.compressedSize - entries[a]!.compressedSize || a - b)
+    return [...streamed, ...small]
   }
 
   async readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}> {

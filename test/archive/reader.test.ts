@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
+import {createHash, randomBytes} from 'node:crypto'
 import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {finished} from 'node:stream/promises'
 import {after, before, describe, it} from 'node:test'
+import zlib from 'node:zlib'
 import {ArchiveError} from '../../src/archive/errors.js'
 import {openArchive} from '../../src/archive/reader.js'
 import type {StrictArchive} from '../../src/archive/types.js'
 import {writeArchive} from '../../src/archive/writer.js'
-import {splitZip} from '../helpers/zip-splice.js'
+import {joinZip, newRecord, splitZip} from '../helpers/zip-splice.js'
 import {fileEntries, makeTempDir, rejectionOf, sha256OfFile, writeTree} from './support.js'
 
 const tree: Record<string, string | Buffer> = {
@@ -255,6 +257,53 @@ describe('an entry stream drained without reading its chunks', () => {
       await finished(stream.resume())
       assert.equal(stream.digest?.size, 1000)
       await archive.close()
+    } finally {
+      await temp.remove()
+    }
+  })
+})
+
+describe('digesting an archive whose entries are of mixed sizes', () => {
+  // Entries over 1 MiB stream and are started before the small ones.
+  const big = randomBytes(2 * 1024 * 1024 + 5)
+  const small = Buffer.from('small entry\n'.repeat(10))
+  const record = (name: string, content: Buffer, badCrc = false) => newRecord({name, content, crc: badCrc ? zlib.crc32(content) ^ 1 : undefined})
+
+  it('returns the digests in archive order', async () => {
+    const temp = await makeTempDir('mixed')
+    try {
+      const file = path.join(temp.dir, 'mixed.svcPlugin')
+      await writeFile(file, joinZip([record('a.txt', small), record('big.bin', big), record('c.txt', small)]))
+      const archive = await openArchive(file)
+      try {
+        const digests = await archive.digestEntries()
+        assert.deepEqual([...digests.keys()], ['a.txt', 'big.bin', 'c.txt'])
+        assert.equal(digests.get('big.bin')?.size, big.length)
+        assert.equal(digests.get('big.bin')?.sha256, `sha256:${createHash('sha256').update(big).digest('hex')}`)
+      } finally {
+        await archive.close()
+      }
+    } finally {
+      await temp.remove()
+    }
+  })
+
+  it('reports the same failure on every run when a small and a large entry both lie: the large one, digested first', async () => {
+    const temp = await makeTempDir('mixed')
+    try {
+      const file = path.join(temp.dir, 'two-lies.svcPlugin')
+      await writeFile(file, joinZip([record('a.txt', small, true), record('big.bin', big, true)]))
+      for (let run = 0; run < 3; run++) {
+        const archive = await openArchive(file)
+        try {
+          const error = await rejectionOf(archive.digestEntries())
+          assert.ok(error instanceof ArchiveError)
+          assert.equal(error.details.reason, 'crc-mismatch')
+          assert.equal(error.details.entry, 'big.bin')
+        } finally {
+          await archive.close()
+        }
+      }
     } finally {
       await temp.remove()
     }
