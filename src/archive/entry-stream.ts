@@ -90,6 +90,20 @@ export function isSmallEntry(entry: Pick<ArchiveEntry, 'compressedSize' | 'uncom
 }
 
 /**
+ * The order to read `entries` in when several are read at once, as indices into `entries`: the entries that
+ * stream (not {@link isSmallEntry}) first, largest first, then the small ones in archive order. A large
+ * entry left for the end streams alone while the other readers idle; started first, it streams while the
+ * small ones fill in around it.
+ */
+export function streamedFirst(entries: ReadonlyArray<Pick<ArchiveEntry, 'compressedSize' | 'uncompressedSize'>>): number[] {
+  const streamed: number[] = []
+  const small: number[] = []
+  entries.forEach((entry, index) => (isSmallEntry(entry) ? small : streamed).push(index))
+  streamed.sort((a, b) => entries[b]!.compressedSize - entries[a]!.compressedSize || a - b)
+  return [...streamed, ...small]
+}
+
+/**
  * Digests a small entry in one piece (the same checks as the stream): one positioned
  * read of its compressed bytes, one inflate on the thread pool capped one byte past the declared
  * size, then the deflate length, the size, the CRC-32 and the SHA-256. For an archive with many

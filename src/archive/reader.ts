@@ -4,7 +4,7 @@ import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {digestWholeEntry, isSmallEntry, openEntryStream, openWholeEntryStream} from './entry-stream.js'
+import {digestWholeEntry, isSmallEntry, openEntryStream, openWholeEntryStream, streamedFirst} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, openFd, readAt, statFd} from './fd.js'
 import {ArchiveFileReader} from './file-reader.js'
@@ -142,7 +142,7 @@ class OpenedArchive implements StrictArchive {
   async digestEntries(options: DigestOptions = {}): Promise<Map<string, EntryDigest>> {
     const entries = options.skip === undefined ? this.entries : this.entries.filter((entry) => !options.skip!.has(entry.name))
     const digests = new Array<EntryDigest | undefined>(entries.length)
-    const order = this.#digestOrder(entries)
+    const order = streamedFirst(entries)
     // Keyed by position in `order`.
     const failures = new Map<number, unknown>()
     let next = 0
@@ -162,19 +162,6 @@ class OpenedArchive implements StrictArchive {
     // therefore the same one on every run.
     if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
     return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
-  }
-
-  /**
-   * The order `entries` (indices) are digested in: the streamed ones first, largest first, then the small
-   * ones in archive order. A large entry left for the end would stream alone while the other workers idle;
-   * started first, it streams while the small ones fill in around it.
-   */
-  #digestOrder(entries: readonly ArchiveEntry[]): number[] {
-    const streamed: number[] = []
-    const small: number[] = []
-    entries.forEach((entry, index) => (isSmallEntry(this.#byName.get(entry.name)!.entry) ? small : streamed).push(index))
-    streamed.sort((a, b) => entries[b]!.compressedSize - entries[a]!.compressedSize || a - b)
-    return [...streamed, ...small]
   }
 
   async readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}> {

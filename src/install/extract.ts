@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
 import path from 'node:path'
-import {isSmallEntry} from '../archive/entry-stream.js'
+import {isSmallEntry, streamedFirst} from '../archive/entry-stream.js'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
 import {fsyncDirectory} from '../fs/durable.js'
@@ -103,6 +103,8 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
   let bytesDone = 0
   let reportedBytes = 0
   let entriesDone = 0
+  // The large entries first, so that none is left to stream alone at the end.
+  const order = streamedFirst(destinations.map(({entry}) => entry))
   let next = 0
   let failed = false
   const progress = async (entry: string, bytes: number, finished: boolean): Promise<void> => {
@@ -114,8 +116,8 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
     await options.onProgress?.({entry, entriesDone, entriesTotal, bytesDone, bytesTotal})
   }
   const worker = async (): Promise<void> => {
-    while (next < destinations.length && !failed) {
-      const {entry, file} = destinations[next++] as {entry: ArchiveEntry; file: string}
+    while (next < order.length && !failed) {
+      const {entry, file} = destinations[order[next++]!] as {entry: ArchiveEntry; file: string}
       const mode = executables.has(entry.name) ? 0o755 : 0o644
       try {
         digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
