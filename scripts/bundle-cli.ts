@@ -47,7 +47,6 @@ const result = await build({
   logLevel: 'warning',
 })
 
-if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile))
 // The manifest schema's compiled validator is loaded from beside the module that validates manifests.
 const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
 const validatorOutput = Object.entries(result.metafile.outputs).find(([, output]) => validatorSource in output.inputs)?.[0]

@@ -106,15 +106,20 @@ class OpenedArchive implements StrictArchive {
     this.entries = Object.freeze(entries)
   }
 
+  /** Our own record of `entry`, for reading it: only that is trusted (a caller's object may carry other sizes). */
+  #locate(entry: ArchiveEntry): Located {
+    if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
+    const located = this.#byName.get(entry.name)
+    if (located === undefined) throw new RangeError(`${quoteName(entry.name)} is not an entry of ${this.path}.`)
+    return located
+  }
+
   get(name: string): ArchiveEntry | undefined {
     return this.#byName.get(name)?.entry
   }
 
   async openEntry(entry: ArchiveEntry): Promise<EntryStream> {
-    if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
-    // Only our own record is trusted: a caller's object may carry other sizes.
-    const located = this.#byName.get(entry.name)
-    if (located === undefined) throw new RangeError(`${quoteName(entry.name)} is not an entry of ${this.path}.`)
+    const located = this.#locate(entry)
     // A small entry is read whole (its reads are tracked like any whole read), a larger one streams.
     const {stream, released} = isSmallEntry(located.entry)
       ? openWholeEntryStream(() => this.readSmall(located.entry))
@@ -165,10 +170,7 @@ class OpenedArchive implements StrictArchive {
   }
 
   async readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}> {
-    if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
-    // Only our own record is trusted: a caller's object may carry other sizes.
-    const located = this.#byName.get(entry.name)
-    if (located === undefined) throw new RangeError(`${quoteName(entry.name)} is not an entry of ${this.path}.`)
+    const located = this.#locate(entry)
     if (!isSmallEntry(located.entry)) throw new RangeError(`${quoteName(entry.name)} is too large to be read in one piece: stream it.`)
     const whole = digestWholeEntry(this.#fd, located.entry, located.dataStart)
     // close() waits for it: the descriptor must outlive every positioned read.

@@ -1,8 +1,5 @@
-import {createHash, createPrivateKey, createPublicKey, randomBytes, sign as signWithKey, verify as verifyWithKey, type KeyObject} from 'node:crypto'
+import {createPrivateKey, createPublicKey, randomBytes, sign as signWithKey, verify as verifyWithKey, type KeyObject} from 'node:crypto'
 import * as ed from '@noble/ed25519'
-
-// @noble/ed25519 v3 ships without a synchronous SHA-512: node:crypto provides it.
-ed.hashes.sha512 = (message) => new Uint8Array(createHash('sha512').update(message).digest())
 
 // Point decoding and the subgroup checks that make verification strict are @noble/ed25519's. The RFC 8032
 // arithmetic itself (signing, deriving a public key, the verification equation) is node:crypto's: the same

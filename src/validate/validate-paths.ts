@@ -27,7 +27,7 @@ export async function validatePaths(paths: readonly string[], options: ValidateP
   const cwd = options.cwd ?? process.cwd()
   const subjects: Array<string | SubjectResult> = []
   for (const given of paths) {
-    if (!globCharacters.test(given) || (await exists(path.resolve(cwd, given)))) {
+    if (!isGlobPattern(given) || (await exists(path.resolve(cwd, given)))) {
       subjects.push(given)
       continue
     }
