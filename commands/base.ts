@@ -1,27 +1,12 @@
-import {setFlagsFromString} from 'node:v8'
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
-import {isSvcPluginError, removeTemporaryFilesSync, type SvcPluginError} from '../src/index.js'
-import {ExitCode, exitCodeFor} from './exit-codes.js'
-import {argvWantsJson, reportFailure} from './failure.js'
-import {io} from './io.js'
+import type {SvcPluginError} from '../src/index.js'
+import {prepareCommandProcess} from './command-process.js'
+import {ExitCode} from './exit-codes.js'
+import {argvWantsJson, reportFailure, reportThrown, reportUsage, UsageError} from './failure.js'
+import {CommandOutput} from './output.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/**
- * A command holds many small objects that live as long as it does (one or more per archive entry or per
- * file, up to 20,000 of each), and V8 answers that by growing its young generation up to 16 MiB a
- * semi-space and letting the old generation grow by up to four times its live size between full
- * collections: tens of MiB of resident memory a short-lived process never uses again. Measured on 20,000
- * entries, keeping the young generation at its initial size and growing the old one by a fifth at a time
- * lowers the peak of verify, validate and install by 20 to 35 MiB; on the 295 MB bench tree pack keeps
- * the same CPU time and about 20 MiB less. Set here, in the command line's own process: the library
- * leaves a host's heap alone.
- */
-function keepHeapSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1')
-  setFlagsFromString('--heap-growing-percent=20')
-}
 
 /**
  * Every command extends this: it owns the global flags, writes results to stdout and
@@ -48,16 +33,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected positionals!: string[]
 
   override async init(): Promise<void> {
-    keepHeapSmall()
+    prepareCommandProcess()
     await super.init()
-    // Ctrl-C or a TERM from a build system: remove what is half-written, then exit 4.
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        removeTemporaryFilesSync()
-        io.stderr.write(`\ncancelled (${signal}).\n`)
-        process.exit(ExitCode.cancelled)
-      })
-    }
     try {
       const {args, argv, flags} = await this.parse({
         flags: this.ctor.flags,
@@ -68,36 +45,38 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.flags = flags as BaseFlags<T>
       this.args = args as BaseArgs<T>
       this.positionals = argv as string[]
+      this.output = new CommandOutput({quiet: this.flags.quiet})
     } catch (error) {
       this.failUsage(error)
     }
   }
 
+  /** Where the command prints (see {@link CommandOutput}); it knows --quiet once the flags are parsed. */
+  protected output = new CommandOutput({quiet: false})
+
   /** Writes a result line to stdout, unless --quiet (which keeps only errors and the JSON result). */
   protected out(text: string): void {
-    if (this.flags?.quiet) return
-    this.outAlways(text)
+    this.output.out(text)
   }
 
   /** Writes a line to stdout even with --quiet: a refusal's own lines, the JSON result. */
   protected outAlways(text: string): void {
-    io.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+    this.output.outAlways(text)
   }
 
   /** Writes a line to stderr unless --quiet (progress, notes, warnings). */
   protected note(text: string): void {
-    if (this.flags?.quiet) return
-    io.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+    this.output.note(text)
   }
 
   /** Writes an error line to stderr, even with --quiet. */
   protected errorLine(text: string): void {
-    io.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+    this.output.errorLine(text)
   }
 
   /** Prints a value as indented JSON on stdout. */
   protected outJson(value: unknown): void {
-    this.outAlways(JSON.stringify(value, null, 2))
+    this.output.outJson(value)
   }
 
   /** Sets the exit status without throwing; the command returns normally. */
@@ -126,28 +105,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private failUsage(error: unknown): never {
-    const message = error instanceof Error ? error.message : String(error)
-    const help = `svc-plugin ${this.id?.replaceAll(':', ' ') ?? ''} --help`.replace(/ {2,}/g, ' ')
-    this.fail('usage', usageText(message), ExitCode.usage, {text: `See: ${help}\n`})
+    reportUsage(this.id, error instanceof Error ? error.message : String(error), this.wantsJson)
+    this.exit(ExitCode.usage)
   }
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
-    if (isSvcPluginError(error)) {
-      const advice = this.adviceFor(error)
-      this.fail(error.code, advice === undefined ? error.message : `${error.message} ${advice}`, exitCodeFor(error), {details: error.details})
-    }
-    if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
-    if (process.env.SVC_PLUGIN_DEBUG === '1') io.stderr.write(`${error.stack ?? ''}\n`)
-    this.fail('internal', `${error.message} (a bug in svc-plugin: please report it)`, ExitCode.internal)
+    if (error instanceof UsageError || (error instanceof Errors.CLIError && error.oclif?.exit === 2)) this.failUsage(error)
+    this.exit(reportThrown(error, {json: this.wantsJson, adviceFor: (thrown) => this.adviceFor(thrown)}))
   }
-}
-
-/** oclif's parse message without its preamble and help hint, on one line. */
-function usageText(text: string): string {
-  const lines = text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
-  return lines.join('; ') || text
 }

@@ -1,4 +1,5 @@
-import {ExitCode} from './exit-codes.js'
+import {isSvcPluginError, type SvcPluginError} from '../src/index.js'
+import {ExitCode, exitCodeFor} from './exit-codes.js'
 import {io} from './io.js'
 
 /** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
@@ -44,8 +45,44 @@ export function exitOnFailure(error: unknown): void {
     process.exitCode = decided
     return
   }
+  process.exitCode = reportThrown(error, {json: argvWantsJson(process.argv.slice(2)), adviceFor: () => undefined})
+}
+
+/** A command line a command cannot act on, found by the command itself rather than by the flag parser. */
+export class UsageError extends Error {}
+
+/**
+ * Reports a command line that cannot be acted on: `error usage: <message>` (the parser's message on one line)
+ * and where to read the command's help; the caller exits with {@link ExitCode.usage}.
+ */
+export function reportUsage(commandId: string | undefined, message: string, json: boolean): void {
+  const help = `svc-plugin ${commandId?.replaceAll(':', ' ') ?? ''} --help`.replace(/ {2,}/g, ' ')
+  reportFailure({code: 'usage', message: usageText(message), json, text: `See: ${help}\n`})
+}
+
+/**
+ * Reports what a command threw and gives the status to exit with: a library refusal keeps its code, its
+ * details and its exit status, and gets the command's advice (the flag that overrides it); anything else is
+ * `internal` (exit 70), with the stack only when SVC_PLUGIN_DEBUG=1 asks for it.
+ */
+export function reportThrown(error: unknown, options: {json: boolean; adviceFor: (error: SvcPluginError) => string | undefined}): ExitCode {
+  if (isSvcPluginError(error)) {
+    const advice = options.adviceFor(error)
+    const message = advice === undefined ? error.message : `${error.message} ${advice}`
+    reportFailure({code: error.code, message, json: options.json, details: error.details})
+    return exitCodeFor(error)
+  }
   const message = error instanceof Error ? error.message : String(error)
   if (process.env.SVC_PLUGIN_DEBUG === '1' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`)
-  reportFailure({code: 'internal', message: `${message} (a bug in svc-plugin: please report it)`, json: argvWantsJson(process.argv.slice(2))})
-  process.exitCode = ExitCode.internal
+  reportFailure({code: 'internal', message: `${message} (a bug in svc-plugin: please report it)`, json: options.json})
+  return ExitCode.internal
+}
+
+/** oclif's parse message without its preamble and help hint, on one line. */
+function usageText(text: string): string {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
+  return lines.join('; ') || text
 }

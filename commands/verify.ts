@@ -1,9 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
-import {ExitCode, exitCodeForProblem} from './exit-codes.js'
+import {verify} from './actions/verify.js'
 import {dataRootOptions, revocationsFlag, trustOptions} from './flags.js'
-import {errorProblem, warningProblem} from './json-result.js'
-import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../src/index.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Verify the signature of a .svcPlugin artifact against a trust store.'
@@ -39,58 +37,6 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   }
 
   async run(): Promise<void> {
-    const {artifact} = this.args
-    if (this.flags.installed !== undefined) return this.verifyInstalledPlugin(this.flags.installed)
-    if (artifact === undefined) this.error('Name the artifact to verify, or --installed <id> with --data-root.', {exit: 2})
-    const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
-    const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations})
-    if (result.revocations?.stale) this.note(`warning revocation-list-stale: ${staleWarning(result.revocations)}`)
-    if (json) {
-      const {valid, verdict, certificateId, issuerCertificateId, signedAt, problems} = result
-      const warnings = result.revocations?.stale ? [warningProblem({code: 'revocation-list-stale', message: staleWarning(result.revocations)})] : []
-      this.outJson({
-        path: artifact,
-        valid,
-        verdict,
-        certificateId,
-        issuerCertificateId,
-        signedAt,
-        problems: problems.map(errorProblem),
-        warnings,
-        ...(result.revocations === undefined ? {} : {revocations: result.revocations}),
-      })
-    } else if (result.valid) {
-      this.out(`valid, signed by certificate ${result.certificateId}`)
-    } else {
-      for (const problem of result.problems) this.outAlways(`invalid: ${problem.code}: ${problem.message}`)
-    }
-    this.setExit(exitStatus(result))
+    this.setExit(await verify({args: this.args, flags: this.flags}, this.output))
   }
-
-  /** `--installed <id>`: re-checks an installed version (the library's `verifyInstalled`) instead of an artifact. */
-  private async verifyInstalledPlugin(id: string): Promise<void> {
-    const {version, trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = this.flags
-    const result = await verifyInstalled(this.flags['data-root'] as string, id, {
-      ...(version === undefined ? {} : {version}),
-      trust: await readTrustStore(trust),
-      ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
-    })
-    for (const item of result.warnings) this.note(`warning ${item.code}: ${item.message}`)
-    if (json) this.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})
-    else if (result.valid) this.out(`valid, ${result.id} ${result.version} (${result.verdict})`)
-    else for (const problem of result.problems) this.outAlways(`invalid: ${problem.code}: ${problem.message}`)
-    this.setExit(result.valid ? ExitCode.success : ExitCode.invalid)
-  }
-}
-
-/** The line of a stale revocation list applied with --allow-stale-revocations. */
-function staleWarning(list: {sequence: number; nextUpdate: string}): string {
-  return `the revocation list (sequence ${list.sequence}) is past its nextUpdate ${list.nextUpdate}; applied because --allow-stale-revocations was given.`
-}
-
-/** Valid is 0; otherwise the shared exit table decides from the deciding problem. */
-function exitStatus(result: VerificationResult): ExitCode {
-  const [first] = result.problems
-  if (result.valid || first === undefined) return ExitCode.success
-  return exitCodeForProblem(first)
 }

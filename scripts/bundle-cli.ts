@@ -12,7 +12,7 @@ import {copyFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, type Interfaces} from '@oclif/core'
-import {build} from 'esbuild'
+import {build, type Metafile} from 'esbuild'
 import {COMMANDS} from '../commands/index.js'
 import {generatedValidatorFile} from '../src/manifest/schema-validator.js'
 
@@ -27,31 +27,46 @@ const commandEntries = Object.fromEntries(Object.keys(COMMANDS).map((id) => {
   const file = path.join('commands', ...id.split(':'))
   return [file, path.join(root, `${file}.ts`)]
 }))
-const result = await build({
-  entryPoints: {main: path.join(root, 'commands', 'main.ts'), ...commandEntries},
-  outdir,
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
-  // Packages that ship an ES module build: use it (smaller, and shaken).
-  mainFields: ['module', 'main'],
-  // oclif can register TypeScript for plugins in development; a built CLI never does.
-  external: ['typescript', 'ts-node'],
-  // CommonJS dependencies bundled into an ES module still call require() for node's built-ins.
-  banner: {js: "import {createRequire as __createRequire} from 'node:module';const require=__createRequire(import.meta.url);"},
-  metafile: true,
-  logLevel: 'warning',
-})
+/**
+ * Bundles `entryPoints` into `outdir` (shared code in `chunks/`) and puts the manifest schema's compiled
+ * validator beside the module that loads it, when the bundle holds that module.
+ */
+async function bundle(entryPoints: Record<string, string>, outdir: string): Promise<Metafile> {
+  const {metafile} = await build({
+    entryPoints,
+    outdir,
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    // Packages that ship an ES module build: use it (smaller, and shaken).
+    mainFields: ['module', 'main'],
+    // oclif can register TypeScript for plugins in development; a built CLI never does.
+    external: ['typescript', 'ts-node'],
+    // CommonJS dependencies bundled into an ES module still call require() for node's built-ins.
+    banner: {js: "import {createRequire as __createRequire} from 'node:module';const require=__createRequire(import.meta.url);"},
+    metafile: true,
+    logLevel: 'warning',
+  })
+  const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
+  for (const [output, {inputs}] of Object.entries(metafile.outputs)) {
+    if (validatorSource in inputs) copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(output), generatedValidatorFile))
+  }
+  return metafile
+}
 
-// The manifest schema's compiled validator is loaded from beside the module that validates manifests.
-const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
-const validatorOutput = Object.entries(result.metafile.outputs).find(([, output]) => validatorSource in output.inputs)?.[0]
-if (validatorOutput === undefined) throw new Error(`bundle-cli: no output holds ${validatorSource}`)
-copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(validatorOutput), generatedValidatorFile))
+const cli = await bundle({main: path.join(root, 'commands', 'main.ts'), ...commandEntries}, outdir)
+if (!Object.values(cli.outputs).some(({inputs}) => path.join('src', 'manifest', 'schema-validator.ts') in inputs)) throw new Error('bundle-cli: no output validates manifests')
+
+// The direct path (commands that run without oclif when their command line is plain) is a bundle of its
+// own: sharing chunks with the commands would make it load the whole library, since every command reaches
+// it through src/index.ts. Nothing it can load, statically or on demand, may hold oclif.
+const direct = await bundle({direct: path.join(root, 'commands', 'direct.ts')}, path.join(outdir, 'direct'))
+const oclifInDirect = Object.values(direct.outputs).flatMap(({inputs}) => Object.keys(inputs).filter((input) => input.includes('node_modules/@oclif/')))
+if (oclifInDirect.length > 0) throw new Error(`bundle-cli: the direct path can load oclif (${oclifInDirect[0]})`)
 
 // Loading the configuration without a manifest loads every bundled command: it proves each one loads, and
 // yields the manifest (ids, flags, help) that lets `svc-plugin <command>` load that command alone.

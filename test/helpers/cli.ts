@@ -5,7 +5,8 @@ import {io} from '../../commands/io.js'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+import {runDirectly} from '../../commands/direct.js'
 
 /** The repository root (tests run from dist/test/…, sources live beside dist). */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -85,6 +86,44 @@ async function runInProcess(args: string[], options: CliOptions): Promise<CliRes
   // The unbundled commands (dist/commands), so that what they write goes through this process's io channels.
   loadedConfig ??= Config.load({root: repoRoot, pjson: unbundledPackageJson()})
   const config = await loadedConfig
+  const result = await inThisProcess(options, async () => {
+    try {
+      await run(args, config)
+      return typeof process.exitCode === 'number' ? process.exitCode : 0
+    } catch (error) {
+      const exit = (error as {oclif?: {exit?: number}}).oclif?.exit
+      if (typeof exit !== 'number') throw error
+      return exit
+    }
+  })
+  return result as CliResult
+}
+
+/**
+ * Runs `svc-plugin <args>` in this process on the direct path (commands/direct.ts), as the binary would
+ * before it loads oclif; `undefined` when the direct path hands the command line to oclif. The manifest it
+ * reads is the one `npm run build` wrote at the repository root.
+ */
+export async function runDirect(args: string[], options: Omit<CliOptions, 'input' | 'timeout'> = {}): Promise<CliResult | undefined> {
+  const result = queue.then(() =>
+    inThisProcess(options, async () => {
+      const ran = await runDirectly(args, pathToFileURL(`${repoRoot}${path.sep}`))
+      return ran ? (typeof process.exitCode === 'number' ? process.exitCode : 0) : undefined
+    }),
+  )
+  queue = result.then(
+    () => undefined,
+    () => undefined,
+  )
+  return result
+}
+
+/**
+ * Runs `body` with the process as a command sees it (working directory, environment, NO_COLOR) and the
+ * command's io channels captured; restores everything after, and gives the status `body` returns with
+ * what was written (`undefined` when `body` gives none).
+ */
+async function inThisProcess(options: CliOptions, body: () => Promise<number | undefined>): Promise<CliResult | undefined> {
   const stdout: string[] = []
   const stderr: string[] = []
   const channels = {stdout: io.stdout, stderr: io.stderr}
@@ -97,14 +136,9 @@ async function runInProcess(args: string[], options: CliOptions): Promise<CliRes
   if (options.cwd !== undefined) process.chdir(options.cwd)
   io.stdout = {write: (text: string) => stdout.push(text), isTTY: false}
   io.stderr = {write: (text: string) => stderr.push(text), isTTY: false}
-  let status: number
+  let status: number | undefined
   try {
-    await run(args, config)
-    status = typeof process.exitCode === 'number' ? process.exitCode : 0
-  } catch (error) {
-    const exit = (error as {oclif?: {exit?: number}}).oclif?.exit
-    if (typeof exit !== 'number') throw error
-    status = exit
+    status = await body()
   } finally {
     io.stdout = channels.stdout
     io.stderr = channels.stderr
@@ -116,7 +150,8 @@ async function runInProcess(args: string[], options: CliOptions): Promise<CliRes
     }
     process.exitCode = exitCode
   }
-  return {status, signal: null, stdout: stdout.join(''), stderr: stderr.join('')}
+  if (status === undefined && stdout.length + stderr.length === 0) return undefined
+  return {status: status ?? null, signal: null, stdout: stdout.join(''), stderr: stderr.join('')}
 }
 
 /** Runs `svc-plugin <args> --json` and parses stdout. */

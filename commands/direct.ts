@@ -1,0 +1,162 @@
+import {readFileSync} from 'node:fs'
+import type {VerifyInput} from './actions/verify.js'
+import {prepareCommandProcess} from './command-process.js'
+import {ExitCode} from './exit-codes.js'
+import {reportThrown, reportUsage, UsageError} from './failure.js'
+import {CommandOutput} from './output.js'
+
+/**
+ * The direct path: a command whose work is an action (commands/actions/) runs without loading oclif when its
+ * command line is plain — known flags given once each as `--name value`, `--name=value` or `-c value`, no
+ * help, no flag that depends on or excludes another. Anything else, and every command without an action,
+ * goes to oclif, which parses it and reports what is wrong the one way the command line does. The flags
+ * are read from `oclif.manifest.json`, which the build writes from the command classes, so they are defined
+ * once; loading oclif costs more than the rest of a `verify` of a small artifact.
+ */
+const actions: Readonly<Record<string, (input: ParsedInput, output: CommandOutput) => Promise<ExitCode>>> = {
+  verify: async (input, output) => (await import('./actions/verify.js')).verify(input as unknown as VerifyInput, output),
+}
+
+/** The arguments and flags of a command line, in the shape oclif's parser gives them. */
+export interface ParsedInput {
+  readonly args: Readonly<Record<string, string | undefined>>
+  readonly flags: Readonly<Record<string, string | boolean | undefined>>
+}
+
+/** A flag as the manifest describes it (the fields the direct path reads). */
+interface ManifestFlag {
+  readonly type: 'boolean' | 'option'
+  readonly char?: string
+  readonly env?: string
+  readonly required?: boolean
+  readonly multiple?: boolean
+  readonly default?: unknown
+  readonly options?: readonly string[]
+  readonly allowNo?: boolean
+  readonly deprecated?: unknown
+  readonly aliases?: readonly string[]
+  readonly charAliases?: readonly string[]
+  readonly dependsOn?: readonly string[]
+  readonly exclusive?: readonly string[]
+  readonly exactlyOne?: readonly string[]
+  readonly relationships?: readonly unknown[]
+}
+
+/** A command as the manifest describes it. */
+export interface ManifestCommand {
+  readonly flags: Readonly<Record<string, ManifestFlag>>
+  readonly args: Readonly<Record<string, {readonly required?: boolean; readonly default?: unknown; readonly options?: readonly string[]}>>
+  readonly strict?: boolean
+  readonly advice?: Readonly<Record<string, string>>
+}
+
+/**
+ * Runs `argv` (the arguments after the program) on the direct path when it can, and says whether it did;
+ * `false` hands the command line to oclif untouched. `root` is the package root, where the manifest is.
+ */
+export async function runDirectly(argv: readonly string[], root: URL): Promise<boolean> {
+  const [id, ...rest] = argv
+  if (id === undefined || !Object.hasOwn(actions, id)) return false
+  // Debugging output is oclif's: leave it to oclif.
+  if (process.env.SVC_PLUGIN_DEBUG !== undefined || process.env.DEBUG !== undefined) return false
+  const command = manifestCommand(root, id)
+  const input = command === undefined ? undefined : parsePlainCommandLine(rest, command)
+  if (command === undefined || input === undefined) return false
+  prepareCommandProcess()
+  const json = input.flags.json === true
+  try {
+    process.exitCode = await (actions[id] as (typeof actions)[string])(input, new CommandOutput({quiet: input.flags.quiet === true}))
+  } catch (error) {
+    if (error instanceof UsageError) {
+      reportUsage(id, error.message, json)
+      process.exitCode = ExitCode.usage
+    } else {
+      const advice = command.advice ?? {}
+      process.exitCode = reportThrown(error, {json, adviceFor: ({code}) => (Object.hasOwn(advice, code) ? advice[code] : undefined)})
+    }
+  }
+  return true
+}
+
+/** The command `id` of the manifest the build wrote; `undefined` when there is none to read. */
+function manifestCommand(root: URL, id: string): ManifestCommand | undefined {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), 'utf8')) as {commands?: Record<string, ManifestCommand>}
+    return manifest.commands !== undefined && Object.hasOwn(manifest.commands, id) ? manifest.commands[id] : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Parses a plain command line the way oclif would, or gives `undefined` for anything that is not plain or
+ * not valid, so that oclif parses it and reports the problem: an unknown, repeated or negated flag, a value
+ * that is missing, empty or starts with `-`, `--`, `-` or a bundle of short flags, too many arguments, a
+ * required flag or argument missing, a flag with a fixed list of values, several values, a deprecation or a
+ * relationship to other flags.
+ */
+export function parsePlainCommandLine(argv: readonly string[], command: ManifestCommand): ParsedInput | undefined {
+  const byChar = new Map(Object.entries(command.flags).flatMap(([name, flag]) => (flag.char === undefined ? [] : [[flag.char, name] as const])))
+  const given = new Map<string, string | boolean>()
+  const positionals: string[] = []
+  for (let index = 0; index < argv.length; index++) {
+    const token = argv[index] as string
+    if (!token.startsWith('-')) {
+      positionals.push(token)
+      continue
+    }
+    const long = token.startsWith('--')
+    const equals = long ? token.indexOf('=') : -1
+    const name = long ? token.slice(2, equals === -1 ? undefined : equals) : token.length === 2 ? byChar.get(token.slice(1)) : undefined
+    if (name === undefined || !Object.hasOwn(command.flags, name) || given.has(name)) return undefined
+    const flag = command.flags[name] as ManifestFlag
+    if (flag.type === 'boolean') {
+      if (equals !== -1) return undefined
+      given.set(name, true)
+    } else {
+      const value = equals === -1 ? argv[++index] : token.slice(equals + 1)
+      if (value === undefined || value === '' || value.startsWith('-')) return undefined
+      given.set(name, value)
+    }
+  }
+  const flags: Record<string, string | boolean | undefined> = {}
+  for (const [name, flag] of Object.entries(command.flags)) {
+    const fromEnvironment = flag.env === undefined ? undefined : process.env[flag.env]
+    const value = given.get(name) ?? (fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment)
+    if (value !== undefined) {
+      if (!isPlain(flag) || (flag.type === 'boolean' && typeof value !== 'boolean')) return undefined
+      flags[name] = value
+    } else if (flag.required === true) {
+      return undefined
+    } else if (flag.default !== undefined) {
+      if (typeof flag.default !== (flag.type === 'boolean' ? 'boolean' : 'string')) return undefined
+      flags[name] = flag.default as string | boolean
+    }
+  }
+  const argumentSpecs = Object.entries(command.args)
+  if (positionals.length > argumentSpecs.length && command.strict !== false) return undefined
+  const args: Record<string, string | undefined> = {}
+  for (const [position, [name, spec]] of argumentSpecs.entries()) {
+    if (spec.default !== undefined || spec.options !== undefined) return undefined
+    const value = positionals[position]
+    if (value === undefined && spec.required === true) return undefined
+    if (value !== undefined) args[name] = value
+  }
+  return {args, flags}
+}
+
+/** A flag the direct path takes as it is: one value, any value, no relationship to other flags. */
+function isPlain(flag: ManifestFlag): boolean {
+  return (
+    flag.multiple !== true &&
+    flag.options === undefined &&
+    flag.allowNo !== true &&
+    flag.deprecated === undefined &&
+    (flag.aliases ?? []).length === 0 &&
+    (flag.charAliases ?? []).length === 0 &&
+    (flag.dependsOn ?? []).length === 0 &&
+    (flag.exclusive ?? []).length === 0 &&
+    (flag.exactlyOne ?? []).length === 0 &&
+    (flag.relationships ?? []).length === 0
+  )
+}
