@@ -4,6 +4,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import fc from 'fast-check'
 import {parsePlainCommandLine, type ManifestCommand} from '../../commands/direct.js'
 import {base64Line} from '../../src/pki/base64.js'
 import {writeRevocationList} from '../../src/revocation/files.js'
@@ -95,6 +96,27 @@ describe('the direct path: svc-plugin verify without oclif', () => {
       assert.equal(await runDirect(args(), {cwd: dir, env: env ?? {}}), undefined)
     })
   }
+
+  it('gives what oclif gives for every random command line it takes, and takes the plain ones (seeded sample)', async () => {
+    const token = fc.constantFrom(
+      ...[['signed.svcPlugin'], ['tampered.svcPlugin'], ['unsigned.svcPlugin'], ['missing.svcPlugin'], ['--trust', 'trust.json'], ['-t', 'trust.json'], ['--trust=trust.json'],
+        ['--trust', 'bad-trust.json'], ['--json'], ['-q'], ['--quiet'], ['--no-color'], ['--revocations', 'fresh/revocations.json'], ['--revocations', 'stale/revocations.json'],
+        ['--allow-stale-revocations'], ['--installed', 'com.example.x'], ['--data-root', '.'], ['--version', '1.0.0'], ['--'], ['-'], ['--help'], ['--trust'], ['-x'], ['--json=yes']],
+    )
+    let taken = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(token, {maxLength: 6}), fc.boolean(), async (tokens, trustFromEnvironment) => {
+        const args = ['verify', ...tokens.flat()]
+        const options = {cwd: dir, env: trustFromEnvironment ? {SVC_PLUGIN_TRUST: 'trust.json'} : {}}
+        const direct = await runDirect(args, options)
+        if (direct === undefined) return
+        taken += 1
+        assert.deepEqual(direct, await runCli(args, options), args.join(' '))
+      }),
+      {seed: 20261127, numRuns: 120},
+    )
+    assert.ok(taken >= 20, `the direct path took only ${taken} of 120 command lines`)
+  })
 
   it('leaves oclif unloaded in the binary when it runs the command, and loads it when it hands over', () => {
     // A module hook in the child records every module it loads.
