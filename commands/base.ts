@@ -1,5 +1,6 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 import type {SvcPluginError} from '../src/index.js'
+import type {ActionContext} from './actions/action.js'
 import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
 import {argvWantsJson, reportFailure, reportThrown, reportUsage, UsageError} from './failure.js'
@@ -53,6 +54,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Where the command prints (see {@link CommandOutput}); it knows --quiet once the flags are parsed. */
   protected output = new CommandOutput({quiet: false})
+
+  /** What the command's action is given besides its command line (see commands/actions/). */
+  protected get context(): ActionContext {
+    return {output: this.output, version: this.config.version, reportFailuresAsJson: () => (this.flags.json = true)}
+  }
 
   /** Writes a result line to stdout, unless --quiet (which keeps only errors and the JSON result). */
   protected out(text: string): void {

@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import type {VerifyInput} from './actions/verify.js'
+import type {Action, ActionInput} from './actions/action.js'
 import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
 import {reportThrown, reportUsage, UsageError} from './failure.js'
@@ -13,19 +13,17 @@ import {CommandOutput} from './output.js'
  * are read from `oclif.manifest.json`, which the build writes from the command classes, so they are defined
  * once; loading oclif costs more than the rest of a `verify` of a small artifact.
  */
-const actions: Readonly<Record<string, (input: ParsedInput, output: CommandOutput) => Promise<ExitCode>>> = {
-  verify: async (input, output) => (await import('./actions/verify.js')).verify(input as unknown as VerifyInput, output),
-}
-
-/** The arguments and flags of a command line, in the shape oclif's parser gives them. */
-export interface ParsedInput {
-  readonly args: Readonly<Record<string, string | undefined>>
-  readonly flags: Readonly<Record<string, string | boolean | undefined>>
+const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
+  verify: async () => (await import('./actions/verify.js')).verifyCommand,
+  validate: async () => (await import('./actions/validate.js')).validateCommand,
+  pack: async () => (await import('./actions/pack.js')).packCommand,
 }
 
 /** A flag as the manifest describes it (the fields the direct path reads). */
 interface ManifestFlag {
   readonly type: 'boolean' | 'option'
+  /** The build marks a flag whose value oclif parses with the command's own function (a word list, a range). */
+  readonly custom?: boolean
   readonly char?: string
   readonly env?: string
   readonly required?: boolean
@@ -45,7 +43,7 @@ interface ManifestFlag {
 /** A command as the manifest describes it. */
 export interface ManifestCommand {
   readonly flags: Readonly<Record<string, ManifestFlag>>
-  readonly args: Readonly<Record<string, {readonly required?: boolean; readonly default?: unknown; readonly options?: readonly string[]}>>
+  readonly args: Readonly<Record<string, {readonly required?: boolean; readonly default?: unknown; readonly options?: readonly string[]; readonly custom?: boolean}>>
   readonly strict?: boolean
   readonly advice?: Readonly<Record<string, string>>
 }
@@ -59,13 +57,16 @@ export async function runDirectly(argv: readonly string[], root: URL): Promise<b
   if (id === undefined || !Object.hasOwn(actions, id)) return false
   // Debugging output is oclif's: leave it to oclif.
   if (process.env.SVC_PLUGIN_DEBUG !== undefined || process.env.DEBUG !== undefined) return false
-  const command = manifestCommand(root, id)
+  const manifest = readManifest(root)
+  const command = manifest?.commands !== undefined && Object.hasOwn(manifest.commands, id) ? manifest.commands[id] : undefined
   const input = command === undefined ? undefined : parsePlainCommandLine(rest, command)
-  if (command === undefined || input === undefined) return false
+  if (manifest === undefined || command === undefined || input === undefined) return false
   prepareCommandProcess()
-  const json = input.flags.json === true
+  let json = input.flags.json === true
+  const context = {output: new CommandOutput({quiet: input.flags.quiet === true}), version: manifest.version, reportFailuresAsJson: () => (json = true)}
   try {
-    process.exitCode = await (actions[id] as (typeof actions)[string])(input, new CommandOutput({quiet: input.flags.quiet === true}))
+    const action = await (actions[id] as (typeof actions)[string])()
+    process.exitCode = await action(input as never, context)
   } catch (error) {
     if (error instanceof UsageError) {
       reportUsage(id, error.message, json)
@@ -78,11 +79,11 @@ export async function runDirectly(argv: readonly string[], root: URL): Promise<b
   return true
 }
 
-/** The command `id` of the manifest the build wrote; `undefined` when there is none to read. */
-function manifestCommand(root: URL, id: string): ManifestCommand | undefined {
+/** The manifest the build wrote (`oclif.manifest.json`); `undefined` when there is none to read. */
+function readManifest(root: URL): {version: string; commands?: Record<string, ManifestCommand>} | undefined {
   try {
-    const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), 'utf8')) as {commands?: Record<string, ManifestCommand>}
-    return manifest.commands !== undefined && Object.hasOwn(manifest.commands, id) ? manifest.commands[id] : undefined
+    const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), 'utf8')) as {version?: unknown; commands?: Record<string, ManifestCommand>}
+    return typeof manifest.version === 'string' ? {...manifest, version: manifest.version} : undefined
   } catch {
     return undefined
   }
@@ -92,10 +93,10 @@ function manifestCommand(root: URL, id: string): ManifestCommand | undefined {
  * Parses a plain command line the way oclif would, or gives `undefined` for anything that is not plain or
  * not valid, so that oclif parses it and reports the problem: an unknown, repeated or negated flag, a value
  * that is missing, empty or starts with `-`, `--`, `-` or a bundle of short flags, too many arguments, a
- * required flag or argument missing, a flag with a fixed list of values, several values, a deprecation or a
- * relationship to other flags.
+ * required flag or argument missing, a flag whose value the command parses itself, with a fixed list of
+ * values, several values, a deprecation or a relationship to other flags.
  */
-export function parsePlainCommandLine(argv: readonly string[], command: ManifestCommand): ParsedInput | undefined {
+export function parsePlainCommandLine(argv: readonly string[], command: ManifestCommand): ActionInput | undefined {
   const byChar = new Map(Object.entries(command.flags).flatMap(([name, flag]) => (flag.char === undefined ? [] : [[flag.char, name] as const])))
   const given = new Map<string, string | boolean>()
   const positionals: string[] = []
@@ -137,17 +138,24 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
   if (positionals.length > argumentSpecs.length && command.strict !== false) return undefined
   const args: Record<string, string | undefined> = {}
   for (const [position, [name, spec]] of argumentSpecs.entries()) {
-    if (spec.default !== undefined || spec.options !== undefined) return undefined
     const value = positionals[position]
-    if (value === undefined && spec.required === true) return undefined
-    if (value !== undefined) args[name] = value
+    if (value !== undefined) {
+      if (spec.custom === true || spec.options !== undefined) return undefined
+      args[name] = value
+    } else if (spec.required === true) {
+      return undefined
+    } else if (spec.default !== undefined) {
+      if (typeof spec.default !== 'string') return undefined
+      args[name] = spec.default
+    }
   }
-  return {args, flags}
+  return {args, flags, argv: positionals}
 }
 
 /** A flag the direct path takes as it is: one value, any value, no relationship to other flags. */
 function isPlain(flag: ManifestFlag): boolean {
   return (
+    flag.custom !== true &&
     flag.multiple !== true &&
     flag.options === undefined &&
     flag.allowNo !== true &&

@@ -1,12 +1,8 @@
 import {Args, Flags} from '@oclif/core'
+import {packCommand} from './actions/pack.js'
 import {BaseCommand} from './base.js'
-import {ExitCode} from './exit-codes.js'
 import {choiceFlag} from './flags.js'
-import {formatBytes, progressBar} from './progress.js'
-import {PackError, levels, pack, renderReport, type PackProgress, type PackResult} from '../src/index.js'
-
-/** Trees at least this large get a progress bar (when stderr is a terminal). */
-const progressThresholdBytes = 64 * 1024 * 1024
+import {levels} from '../src/index.js'
 
 export default class Pack extends BaseCommand<typeof Pack> {
   static override summary = 'Pack a plugin folder into a deterministic .svcPlugin artifact.'
@@ -28,7 +24,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
   ]
 
   static override args = {
-    source: Args.directory({description: 'Plugin folder holding manifest.json.', default: '.'}),
+    source: Args.string({description: 'Plugin folder holding manifest.json.', default: '.'}),
   }
 
   static override flags = {
@@ -48,75 +44,6 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
   }
 
   async run(): Promise<void> {
-    const {source} = this.args
-    const {output, force, json, quiet, level} = this.flags
-    const dryRun = this.flags['dry-run']
-    const showDigest = this.flags['show-digest']
-    const bar = progressBar('pack', !json && !quiet)
-    let result: PackResult
-    try {
-      result = await pack(source, {
-        ...(output === undefined ? {} : {output}),
-        ...(level === undefined ? {} : {level}),
-        allowSecrets: this.flags['allow-secret'] ?? [],
-        force,
-        dryRun,
-        onProgress: (progress: PackProgress) => {
-          if (progress.totalBytes < progressThresholdBytes) return
-          bar.update(progress.bytes, progress.totalBytes, `${progress.phase} ${progress.files}/${progress.totalFiles} files, ${formatBytes(progress.bytes)}`)
-        },
-      })
-    } catch (error) {
-      bar.finish()
-      if (error instanceof PackError && error.report) {
-        const text = error.code === 'secret-detected' ? '' : renderReport(error.report, 'text')
-        this.fail(error.code, error.message, ExitCode.invalid, {details: error.details, extra: {report: error.report}, text})
-      }
-      throw error
-    }
-    bar.finish()
-    const digest = showDigest ? result.artifactDigest : null
-    if (result.problems.length > 0) this.setExit(ExitCode.invalid)
-    if (json) {
-      this.outJson({
-        path: result.path,
-        id: result.id,
-        version: result.version,
-        entries: result.entries,
-        uncompressedBytes: result.uncompressedBytes,
-        bytes: result.bytes,
-        sha256: result.sha256,
-        dryRun: result.dryRun,
-        ...(result.dryRun ? {files: result.files} : {}),
-        leftOut: result.leftOut,
-        secrets: result.secrets,
-        createdFolder: result.createdFolder,
-        ...(digest ? {artifactDigest: `sha256:${digest.sha256}`, artifactDigestText: digest.text} : {}),
-        problems: result.problems,
-        warnings: result.warnings,
-      })
-      return
-    }
-    if (result.createdFolder !== null) this.note(`Created ${result.createdFolder} to hold the artifact.`)
-    for (const warning of result.warnings) this.note(`warning ${warning.code}: ${warning.message}`)
-    for (const secret of result.secrets) {
-      if (!result.dryRun) this.note(`warning secret-allowed: ${secret.path}${secret.line === null ? '' : ` (line ${secret.line})`} holds ${secret.what}; packed because --allow-secret names it.`)
-    }
-    if (dryRun) {
-      for (const file of result.files) this.out(`${String(file.size).padStart(12)}  ${file.path}`)
-      for (const file of result.leftOut) this.out(`${'left out'.padStart(12)}  ${file} (operating-system file)`)
-      if (digest) this.out(`artifact digest sha256:${digest.sha256}`)
-      for (const problem of result.problems) this.errorLine(`error ${problem.code}: ${problem.message}`)
-      if (result.problems.length > 0) {
-        const secrets = result.problems.some((problem) => problem.code === 'secret-detected') ? ' To pack a file that holds a secret on purpose, pass --allow-secret <path>.' : ''
-        this.note(`Would refuse ${result.id} ${result.version}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} above; nothing was written.${secrets}`)
-        return
-      }
-      this.note(`Would pack ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
-      return
-    }
-    if (result.leftOut.length > 0) this.note(`Left out ${result.leftOut.length} operating-system ${result.leftOut.length === 1 ? 'file' : 'files'} (${result.leftOut.slice(0, 3).join(', ')}${result.leftOut.length > 3 ? ', …' : ''}).`)
-    this.out(`Packed ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
-    if (digest) this.out(`artifact digest sha256:${digest.sha256}`)
+    this.setExit(await packCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

@@ -1,24 +1,7 @@
-import {appendFile} from 'node:fs/promises'
 import {Args, Flags} from '@oclif/core'
+import {validateCommand} from './actions/validate.js'
 import {BaseCommand} from './base.js'
-import {ExitCode, exitCodeFor, worstExitCode} from './exit-codes.js'
-import {
-  ValidationError,
-  codePagesFolder,
-  colorEnabled,
-  findRepositoryRoot,
-  isGlobPattern,
-  isSubjectFailure,
-  isSvcPluginError,
-  levels,
-  renderStepSummary,
-  renderSubjects,
-  reportFormats,
-  validatePath,
-  validatePaths,
-  type SubjectResult,
-} from '../src/index.js'
-import {io} from './io.js'
+import {codePagesFolder, levels, reportFormats} from '../src/index.js'
 import {choiceFlag, protocolFlag} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
@@ -65,45 +48,6 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
   }
 
   async run(): Promise<void> {
-    const paths = this.positionals
-    const {manifest, directory, artifact, level, format: formatFlag, json, quiet, rid, protocol, root, 'host-version': hostVersion} = this.flags
-    if (json && formatFlag !== undefined && formatFlag !== 'json') this.error(`--json conflicts with --format ${formatFlag}.`, {exit: ExitCode.usage})
-    const format = json ? 'json' : (formatFlag ?? (process.env.GITHUB_ACTIONS === 'true' ? 'github' : 'text'))
-    // An error thrown below (missing file, two subjects) is printed as JSON too when JSON was asked for.
-    if (format === 'json') this.flags.json = true
-    const host = {...(rid === undefined ? {} : {rid}), ...(hostVersion === undefined ? {} : {hostVersion}), ...(protocol === undefined ? {} : {protocol})}
-    const options = {...(level === undefined ? {} : {level}), host}
-    // One subject named once keeps the one-report document; several PATHs or a pattern report every subject.
-    const single = paths.length <= 1 && !paths.some(isGlobPattern)
-    let subjects: SubjectResult[]
-    if (single) {
-      try {
-        subjects = [await validatePath({manifest, directory, artifact, path: paths[0]}, options)]
-      } catch (error) {
-        // The text and JSON forms report an unreadable subject as any command reports its error; the
-        // CI formats still print a whole document, which the CI step uploads.
-        if (!isSvcPluginError(error) || format === 'text' || format === 'json' || exitCodeFor(error) !== ExitCode.unreadable) throw error
-        subjects = [{path: paths[0] ?? manifest ?? directory ?? artifact ?? 'manifest.json', code: error.code, message: error.message, error}]
-      }
-    } else {
-      const flags = (['manifest', 'directory', 'artifact'] as const).filter((key) => this.flags[key] !== undefined)
-      if (flags.length > 0) throw new ValidationError('too-many-selectors', `Choose one way to name the subjects; got PATH arguments and ${flags.map((key) => `--${key}`).join(' and ')}.`, {details: {selectors: ['path', ...flags]}})
-      subjects = await validatePaths(paths, options)
-    }
-    const renderOptions = {
-      color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']}),
-      errorsOnly: quiet,
-      toolVersion: this.config.version,
-      root: root ?? findRepositoryRoot(process.cwd()) ?? process.cwd(),
-      single,
-    }
-    io.stdout.write(renderSubjects(subjects, format, renderOptions))
-    const summaryFile = process.env.GITHUB_STEP_SUMMARY
-    if (format === 'github' && summaryFile !== undefined && summaryFile !== '') {
-      await appendFile(summaryFile, renderStepSummary(subjects, renderOptions)).catch((error: unknown) => {
-        this.note(`warning: could not append the summary to ${summaryFile}: ${error instanceof Error ? error.message : String(error)}`)
-      })
-    }
-    this.setExit(worstExitCode(subjects.map((subject) => (isSubjectFailure(subject) ? exitCodeFor(subject.error) : subject.valid ? ExitCode.success : ExitCode.invalid))))
+    this.setExit(await validateCommand({flags: this.flags, argv: this.positionals}, this.context))
   }
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
-import {verify} from './actions/verify.js'
+import {verifyCommand} from './actions/verify.js'
 import {dataRootOptions, revocationsFlag, trustOptions} from './flags.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
@@ -37,6 +37,6 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   }
 
   async run(): Promise<void> {
-    this.setExit(await verify({args: this.args, flags: this.flags}, this.output))
+    this.setExit(await verifyCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

@@ -11,7 +11,7 @@
 import {copyFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {Config, type Interfaces} from '@oclif/core'
+import {Args, Config, Flags, type Interfaces} from '@oclif/core'
 import {build, type Metafile} from 'esbuild'
 import {COMMANDS} from '../commands/index.js'
 import {generatedValidatorFile} from '../src/manifest/schema-validator.js'
@@ -77,5 +77,30 @@ if (manifest === undefined) throw new Error('bundle-cli: the command line did no
 const ids = Object.keys(manifest.commands).sort()
 const expected = Object.keys(COMMANDS).sort()
 if (ids.join() !== expected.join()) throw new Error(`bundle-cli: the bundle holds commands ${ids.join(', ')}, expected ${expected.join(', ')}`)
+markCustomFlags(manifest)
 writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
 process.stderr.write(`bundled the command line into ${path.relative(process.cwd(), outdir)} (${ids.length} commands)\n`)
+
+/**
+ * Marks `custom: true` on every flag and argument of the manifest whose value the command parses with its
+ * own function (a case-insensitive word list, a range, an integer): the manifest does not carry the
+ * function, so the direct path (commands/direct.ts), which reads the command line's shape from the
+ * manifest, leaves such a value to oclif.
+ */
+function markCustomFlags(computed: Interfaces.Manifest): void {
+  const plainParse = {option: String(Flags.string().parse), boolean: String(Flags.boolean().parse), argument: String(Args.string().parse)}
+  for (const [id, command] of Object.entries(COMMANDS)) {
+    const manifestCommand = computed.commands[id]
+    if (manifestCommand === undefined) continue
+    const flags: Record<string, {parse?: unknown}> = {...(command as {baseFlags?: object}).baseFlags, ...command.flags}
+    for (const [name, flag] of Object.entries(manifestCommand.flags)) {
+      const parse = flags[name]?.parse
+      if (parse !== undefined && String(parse) !== plainParse[flag.type]) (flag as {custom?: boolean}).custom = true
+    }
+    const args: Record<string, {parse?: unknown}> = command.args ?? {}
+    for (const [name, arg] of Object.entries(manifestCommand.args)) {
+      const parse = args[name]?.parse
+      if (parse !== undefined && String(parse) !== plainParse.argument) (arg as {custom?: boolean}).custom = true
+    }
+  }
+}

@@ -3,6 +3,7 @@ import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
 import type {CommandOutput} from '../output.js'
+import type {ActionContext} from './action.js'
 
 /** The arguments and flags of `svc-plugin verify`, as parsed (by oclif, or by the direct path). */
 export interface VerifyInput {
@@ -19,7 +20,7 @@ export interface VerifyInput {
 }
 
 /** `svc-plugin verify`: verifies an artifact (or, with --installed, an installed version), prints the verdict and gives the exit status. */
-export async function verify(input: VerifyInput, output: CommandOutput): Promise<ExitCode> {
+export async function verifyCommand(input: VerifyInput, {output}: ActionContext): Promise<ExitCode> {
   const {args: {artifact}, flags} = input
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
-import {mkdir, readFile, writeFile} from 'node:fs/promises'
+import {cp, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import fc from 'fast-check'
@@ -36,9 +36,105 @@ before(async () => {
 })
 after(async () => cleanup())
 
+/** A command line run both ways; `prepare` runs before each of the two runs, `files` are compared after each. */
+interface Case {
+  name: string
+  args: () => string[]
+  env?: Record<string, string>
+  status: number
+  prepare?: () => Promise<unknown>
+  files?: () => string[]
+}
+
+/** Runs each case on the direct path and through oclif: the same stdout, stderr, exit status and files. */
+function givesWhatOclifGives(cases: readonly Case[]): void {
+  for (const {name, args, env, status, prepare, files} of cases) {
+    it(`gives what oclif gives: ${name} (exit ${status})`, async () => {
+      const options = {cwd: dir, env: env ?? {}}
+      const written = async () => Promise.all((files?.() ?? []).map((file) => readFile(file).catch(() => null)))
+      await prepare?.()
+      const direct = await runDirect(args(), options)
+      const directFiles = await written()
+      await prepare?.()
+      const throughOclif = await runCli(args(), options)
+      assert.ok(direct !== undefined, 'the direct path handed the command line to oclif')
+      assert.deepEqual(direct, throughOclif)
+      assert.deepEqual(directFiles, await written())
+      assert.equal(direct.status, status, direct.stderr)
+    })
+  }
+}
+
+/** What the direct path does not take, oclif parses and reports: the direct path writes nothing. */
+function handsOver(cases: readonly {name: string; args: () => string[]; env?: Record<string, string>}[]): void {
+  for (const {name, args, env} of cases) {
+    it(`hands ${name} to oclif, writing nothing`, async () => {
+      assert.equal(await runDirect(args(), {cwd: dir, env: env ?? {}}), undefined)
+    })
+  }
+}
+
+const fixture = (...parts: string[]): string => path.join(repoRoot, 'fixtures', ...parts)
+
+describe('the direct path: svc-plugin validate without oclif', () => {
+  const summary = () => at('step-summary.md')
+  givesWhatOclifGives([
+    {name: 'a valid plugin folder', args: () => ['validate', fixture('example-plugin')], status: 0},
+    {name: 'a broken plugin folder', args: () => ['validate', fixture('broken-plugin')], status: 1},
+    {name: 'a broken plugin folder with --json', args: () => ['validate', fixture('broken-plugin'), '--json'], status: 1},
+    {name: 'a broken plugin folder with -q', args: () => ['validate', '-q', fixture('broken-plugin')], status: 1},
+    {name: 'a manifest file by --manifest', args: () => ['validate', '--manifest', fixture('example-plugin', 'manifest.json')], status: 0},
+    {name: 'two folders', args: () => ['validate', fixture('example-plugin'), fixture('broken-plugin')], status: 1},
+    {name: 'a glob pattern, with --json', args: () => ['validate', `${fixture()}/*-plugin`, '--json'], status: 1},
+    {name: 'a path that does not exist', args: () => ['validate', at('nothing-here')], status: 3},
+    {name: 'no path in a folder without manifest.json, with --json', args: () => ['validate', '--json'], status: 3},
+    {name: 'PATHs and --manifest', args: () => ['validate', fixture('example-plugin'), fixture('broken-plugin'), '--manifest', 'x.json'], status: 2},
+    {name: 'a signed artifact by --artifact', args: () => ['validate', '--artifact', at('signed.svcPlugin')], status: 0},
+    {name: 'a host to judge for', args: () => ['validate', fixture('example-plugin'), '--rid', 'linux-musl-x64', '--host-version', '0.1.0', '--no-color'], status: 1},
+    {name: 'GitHub Actions, with a step summary', args: () => ['validate', fixture('broken-plugin'), '--root', repoRoot], env: {GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: 'step-summary.md'}, status: 1, prepare: async () => writeFile(summary(), ''), files: () => [summary()]},
+  ])
+  handsOver([
+    {name: '--format sarif', args: () => ['validate', fixture('example-plugin'), '--format', 'sarif']},
+    {name: '--level package', args: () => ['validate', fixture('example-plugin'), '--level', 'package']},
+    {name: '-l package', args: () => ['validate', fixture('example-plugin'), '-l', 'package']},
+    {name: '--protocol 1-3', args: () => ['validate', fixture('example-plugin'), '--protocol', '1-3']},
+    {name: '--json with --format text', args: () => ['validate', fixture('example-plugin'), '--json', '--format', 'text']},
+  ])
+})
+
+describe('the direct path: svc-plugin pack without oclif', () => {
+  const output = () => at('packed', 'out.svcPlugin')
+  const clean = async () => rm(at('packed'), {recursive: true, force: true})
+  const existing = async () => {
+    await clean()
+    await mkdir(at('packed'))
+    await writeFile(output(), 'already here\n')
+  }
+  const secretPlugin = async () => {
+    await clean()
+    await rm(at('secret-plugin'), {recursive: true, force: true})
+    await cp(fixture('example-plugin'), at('secret-plugin'), {recursive: true})
+    await writeFile(at('secret-plugin', '.npmrc'), '//registry.npmjs.org/:_authToken=npm_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n')
+  }
+  givesWhatOclifGives([
+    {name: 'the example plugin', args: () => ['pack', fixture('example-plugin'), '--output', output()], status: 0, prepare: clean, files: () => [output()]},
+    {name: 'the example plugin with --json and --show-digest', args: () => ['pack', fixture('example-plugin'), '-o', output(), '--json', '--show-digest'], status: 0, prepare: clean, files: () => [output()]},
+    {name: 'a dry run', args: () => ['pack', fixture('example-plugin'), '--dry-run', '--output', output()], status: 0, prepare: clean, files: () => [output()]},
+    {name: 'into a folder, quietly', args: () => ['pack', fixture('example-plugin'), '-q', '--output', `${at('packed')}${path.sep}`], status: 0, prepare: clean, files: () => [at('packed', 'com.example.weather-station-1.4.2.svcPlugin')]},
+    {name: 'an output that exists', args: () => ['pack', fixture('example-plugin'), '--output', output()], status: 2, prepare: existing, files: () => [output()]},
+    {name: 'an output that exists, with --force', args: () => ['pack', fixture('example-plugin'), '--output', output(), '-f'], status: 0, prepare: existing, files: () => [output()]},
+    {name: 'a broken plugin', args: () => ['pack', fixture('broken-plugin'), '--output', output()], status: 1, prepare: clean, files: () => [output()]},
+    {name: 'a plugin with a secret, with --json', args: () => ['pack', at('secret-plugin'), '--output', output(), '--json'], status: 1, prepare: secretPlugin, files: () => [output()]},
+    {name: 'the working folder, which holds no manifest.json', args: () => ['pack', '--output', output()], status: 3, prepare: clean, files: () => [output()]},
+  ])
+  handsOver([
+    {name: '--level publication', args: () => ['pack', fixture('example-plugin'), '--level', 'publication', '--output', output()]},
+    {name: '--allow-secret', args: () => ['pack', fixture('example-plugin'), '--allow-secret', '.npmrc', '--output', output()]},
+  ])
+})
+
 describe('the direct path: svc-plugin verify without oclif', () => {
-  // Each command line gives the same stdout, stderr and exit status on the direct path as through oclif.
-  const cases: {name: string; args: () => string[]; env?: Record<string, string>; status: number}[] = [
+  givesWhatOclifGives([
     {name: 'a valid signed artifact', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json')], status: 0},
     {name: 'the same with --json', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--json'], status: 0},
     {name: '-t and --quiet, flags before the argument', args: () => ['verify', '-q', '-t', at('trust.json'), at('signed.svcPlugin')], status: 0},
@@ -58,20 +154,9 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     {name: 'a stale revocation list applied anyway, with --json', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--revocations', at('stale', 'revocations.json'), '--allow-stale-revocations', '--json'], status: 0},
     {name: 'a stale revocation list applied anyway, quietly', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--revocations', at('stale', 'revocations.json'), '--allow-stale-revocations', '-q'], status: 0},
     {name: 'the revocation list from SVC_PLUGIN_REVOCATIONS', args: () => ['verify', at('signed.svcPlugin'), '-t', at('trust.json')], env: {SVC_PLUGIN_REVOCATIONS: path.join('stale', 'revocations.json')}, status: 1},
-  ]
-  for (const {name, args, env, status} of cases) {
-    it(`gives what oclif gives: ${name} (exit ${status})`, async () => {
-      const options = {cwd: dir, env: env ?? {}}
-      const direct = await runDirect(args(), options)
-      const throughOclif = await runCli(args(), options)
-      assert.ok(direct !== undefined, 'the direct path handed the command line to oclif')
-      assert.deepEqual(direct, throughOclif)
-      assert.equal(direct.status, status, direct.stderr)
-    })
-  }
+  ])
 
-  // What the direct path does not take, oclif parses and reports: the direct path writes nothing.
-  const handedOver: {name: string; args: () => string[]; env?: Record<string, string>}[] = [
+  handsOver([
     {name: '--help', args: () => ['verify', '--help']},
     {name: '-h', args: () => ['verify', '-h']},
     {name: 'an unknown flag', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--frobnicate']},
@@ -87,15 +172,10 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     {name: 'the required --trust missing', args: () => ['verify', at('signed.svcPlugin')]},
     {name: '--installed, which depends on --data-root', args: () => ['verify', '--installed', 'com.example.x', '--trust', at('trust.json'), '--data-root', dir]},
     {name: 'SVC_PLUGIN_DEBUG', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json')], env: {SVC_PLUGIN_DEBUG: '1'}},
-    {name: 'a command without an action', args: () => ['validate', at('signed.svcPlugin')]},
+    {name: 'a command without an action', args: () => ['inspect', at('signed.svcPlugin')]},
     {name: 'the command in another case', args: () => ['VERIFY', at('signed.svcPlugin'), '--trust', at('trust.json')]},
     {name: 'no command', args: () => []},
-  ]
-  for (const {name, args, env} of handedOver) {
-    it(`hands ${name} to oclif, writing nothing`, async () => {
-      assert.equal(await runDirect(args(), {cwd: dir, env: env ?? {}}), undefined)
-    })
-  }
+  ])
 
   it('gives what oclif gives for every random command line it takes, and takes the plain ones (seeded sample)', async () => {
     const token = fc.constantFrom(
@@ -153,6 +233,7 @@ describe('parsePlainCommandLine', () => {
       loud: {type: 'boolean', default: false},
       strict: {type: 'boolean', env: 'DIRECT_TEST_STRICT'},
       mode: {type: 'option', options: ['a', 'b']},
+      format: {type: 'option', custom: true},
       output: {type: 'option', required: true},
     },
     args: {input: {}},
@@ -160,10 +241,10 @@ describe('parsePlainCommandLine', () => {
   }
 
   it('gives every flag as oclif would: given, from its variable, its default, or absent', () => {
-    assert.deepEqual(parsePlainCommandLine(['in.txt', '--output', 'o', '-n', 'x'], command), {args: {input: 'in.txt'}, flags: {name: 'x', level: 'normal', loud: false, output: 'o'}})
+    assert.deepEqual(parsePlainCommandLine(['in.txt', '--output', 'o', '-n', 'x'], command), {args: {input: 'in.txt'}, flags: {name: 'x', level: 'normal', loud: false, output: 'o'}, argv: ['in.txt']})
     process.env.DIRECT_TEST_NAME = 'from-env'
     try {
-      assert.deepEqual(parsePlainCommandLine(['--output=o', '--loud'], command), {args: {}, flags: {name: 'from-env', level: 'normal', loud: true, output: 'o'}})
+      assert.deepEqual(parsePlainCommandLine(['--output=o', '--loud'], command), {args: {}, flags: {name: 'from-env', level: 'normal', loud: true, output: 'o'}, argv: []})
       process.env.DIRECT_TEST_NAME = ''
       assert.deepEqual(parsePlainCommandLine(['--output=o'], command)?.flags, {level: 'normal', loud: false, output: 'o'})
     } finally {
@@ -179,7 +260,15 @@ describe('parsePlainCommandLine', () => {
       delete process.env.DIRECT_TEST_STRICT
     }
     assert.equal(parsePlainCommandLine(['--output', 'o', '--mode', 'a'], command), undefined)
+    assert.equal(parsePlainCommandLine(['--output', 'o', '--format', 'SARIF'], command), undefined)
     assert.equal(parsePlainCommandLine(['in.txt'], command), undefined)
     assert.equal(parsePlainCommandLine(['--output', 'o', 'one', 'two'], command), undefined)
+  })
+
+  it('gives an argument its default when absent, and leaves a value the command parses itself to oclif', () => {
+    const source: ManifestCommand = {flags: {}, args: {source: {default: '.'}, level: {custom: true}}}
+    assert.deepEqual(parsePlainCommandLine([], source), {args: {source: '.'}, flags: {}, argv: []})
+    assert.deepEqual(parsePlainCommandLine(['plugin'], source), {args: {source: 'plugin'}, flags: {}, argv: ['plugin']})
+    assert.equal(parsePlainCommandLine(['plugin', '3'], source), undefined)
   })
 })

@@ -1,0 +1,99 @@
+import {PackError, pack, renderReport, type Level, type PackProgress, type PackResult} from '../../src/index.js'
+import {ExitCode} from '../exit-codes.js'
+import {reportFailure} from '../failure.js'
+import {formatBytes, progressBar} from '../progress.js'
+import type {ActionContext} from './action.js'
+
+/** Trees at least this large get a progress bar (when stderr is a terminal). */
+const progressThresholdBytes = 64 * 1024 * 1024
+
+/** The arguments and flags of `svc-plugin pack`, as parsed (by oclif, or by the direct path). */
+export interface PackInput {
+  readonly args: {readonly source: string}
+  readonly flags: {
+    readonly output?: string | undefined
+    readonly force: boolean
+    readonly 'dry-run': boolean
+    readonly 'show-digest': boolean
+    readonly level?: Level | undefined
+    readonly 'allow-secret'?: readonly string[] | undefined
+    readonly json: boolean
+    readonly quiet: boolean
+  }
+}
+
+/** `svc-plugin pack`: packs the plugin folder (or lists what it would pack), prints what it did and gives the exit status. */
+export async function packCommand({args, flags}: PackInput, context: ActionContext): Promise<ExitCode> {
+  const {source} = args
+  const {output, force, json, quiet, level} = flags
+  const dryRun = flags['dry-run']
+  const showDigest = flags['show-digest']
+  const bar = progressBar('pack', !json && !quiet)
+  let result: PackResult
+  try {
+    result = await pack(source, {
+      ...(output === undefined ? {} : {output}),
+      ...(level === undefined ? {} : {level}),
+      allowSecrets: flags['allow-secret'] ?? [],
+      force,
+      dryRun,
+      onProgress: (progress: PackProgress) => {
+        if (progress.totalBytes < progressThresholdBytes) return
+        bar.update(progress.bytes, progress.totalBytes, `${progress.phase} ${progress.files}/${progress.totalFiles} files, ${formatBytes(progress.bytes)}`)
+      },
+    })
+  } catch (error) {
+    bar.finish()
+    if (error instanceof PackError && error.report) {
+      const text = error.code === 'secret-detected' ? '' : renderReport(error.report, 'text')
+      reportFailure({code: error.code, message: error.message, json, details: error.details, extra: {report: error.report}, text})
+      return ExitCode.invalid
+    }
+    throw error
+  }
+  bar.finish()
+  const digest = showDigest ? result.artifactDigest : null
+  const status = result.problems.length > 0 ? ExitCode.invalid : ExitCode.success
+  if (json) {
+    context.output.outJson({
+      path: result.path,
+      id: result.id,
+      version: result.version,
+      entries: result.entries,
+      uncompressedBytes: result.uncompressedBytes,
+      bytes: result.bytes,
+      sha256: result.sha256,
+      dryRun: result.dryRun,
+      ...(result.dryRun ? {files: result.files} : {}),
+      leftOut: result.leftOut,
+      secrets: result.secrets,
+      createdFolder: result.createdFolder,
+      ...(digest ? {artifactDigest: `sha256:${digest.sha256}`, artifactDigestText: digest.text} : {}),
+      problems: result.problems,
+      warnings: result.warnings,
+    })
+    return status
+  }
+  if (result.createdFolder !== null) context.output.note(`Created ${result.createdFolder} to hold the artifact.`)
+  for (const warning of result.warnings) context.output.note(`warning ${warning.code}: ${warning.message}`)
+  for (const secret of result.secrets) {
+    if (!result.dryRun) context.output.note(`warning secret-allowed: ${secret.path}${secret.line === null ? '' : ` (line ${secret.line})`} holds ${secret.what}; packed because --allow-secret names it.`)
+  }
+  if (dryRun) {
+    for (const file of result.files) context.output.out(`${String(file.size).padStart(12)}  ${file.path}`)
+    for (const file of result.leftOut) context.output.out(`${'left out'.padStart(12)}  ${file} (operating-system file)`)
+    if (digest) context.output.out(`artifact digest sha256:${digest.sha256}`)
+    for (const problem of result.problems) context.output.errorLine(`error ${problem.code}: ${problem.message}`)
+    if (result.problems.length > 0) {
+      const secrets = result.problems.some((problem) => problem.code === 'secret-detected') ? ' To pack a file that holds a secret on purpose, pass --allow-secret <path>.' : ''
+      context.output.note(`Would refuse ${result.id} ${result.version}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} above; nothing was written.${secrets}`)
+      return status
+    }
+    context.output.note(`Would pack ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
+    return status
+  }
+  if (result.leftOut.length > 0) context.output.note(`Left out ${result.leftOut.length} operating-system ${result.leftOut.length === 1 ? 'file' : 'files'} (${result.leftOut.slice(0, 3).join(', ')}${result.leftOut.length > 3 ? ', …' : ''}).`)
+  context.output.out(`Packed ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
+  if (digest) context.output.out(`artifact digest sha256:${digest.sha256}`)
+  return status
+}

@@ -1,0 +1,83 @@
+import {appendFile} from 'node:fs/promises'
+import {
+  ValidationError,
+  colorEnabled,
+  findRepositoryRoot,
+  isGlobPattern,
+  isSubjectFailure,
+  isSvcPluginError,
+  renderStepSummary,
+  renderSubjects,
+  validatePath,
+  validatePaths,
+  type Level,
+  type ReportFormat,
+  type SubjectResult,
+} from '../../src/index.js'
+import {ExitCode, exitCodeFor, worstExitCode} from '../exit-codes.js'
+import {UsageError} from '../failure.js'
+import {io} from '../io.js'
+import type {ActionContext} from './action.js'
+
+/** The arguments and flags of `svc-plugin validate`, as parsed (by oclif, or by the direct path). */
+export interface ValidateInput {
+  /** The PATH arguments: manifest files, plugin folders, artifacts or glob patterns. */
+  readonly argv: readonly string[]
+  readonly flags: {
+    readonly manifest?: string | undefined
+    readonly directory?: string | undefined
+    readonly artifact?: string | undefined
+    readonly level?: Level | undefined
+    readonly format?: ReportFormat | undefined
+    readonly root?: string | undefined
+    readonly rid?: string | undefined
+    readonly 'host-version'?: string | undefined
+    readonly protocol?: {readonly minimum: number; readonly maximum: number} | undefined
+    readonly json: boolean
+    readonly quiet: boolean
+    readonly 'no-color': boolean
+  }
+}
+
+/** `svc-plugin validate`: judges each subject, prints the report in the asked format and gives the exit status. */
+export async function validateCommand({argv: paths, flags}: ValidateInput, context: ActionContext): Promise<ExitCode> {
+  const {manifest, directory, artifact, level, format: formatFlag, json, quiet, rid, protocol, root, 'host-version': hostVersion} = flags
+  if (json && formatFlag !== undefined && formatFlag !== 'json') throw new UsageError(`--json conflicts with --format ${formatFlag}.`)
+  const format = json ? 'json' : (formatFlag ?? (process.env.GITHUB_ACTIONS === 'true' ? 'github' : 'text'))
+  // An error thrown below (missing file, two subjects) is printed as JSON too when JSON was asked for.
+  if (format === 'json') context.reportFailuresAsJson()
+  const host = {...(rid === undefined ? {} : {rid}), ...(hostVersion === undefined ? {} : {hostVersion}), ...(protocol === undefined ? {} : {protocol})}
+  const options = {...(level === undefined ? {} : {level}), host}
+  // One subject named once keeps the one-report document; several PATHs or a pattern report every subject.
+  const single = paths.length <= 1 && !paths.some(isGlobPattern)
+  let subjects: SubjectResult[]
+  if (single) {
+    try {
+      subjects = [await validatePath({manifest, directory, artifact, path: paths[0]}, options)]
+    } catch (error) {
+      // The text and JSON forms report an unreadable subject as any command reports its error; the
+      // CI formats still print a whole document, which the CI step uploads.
+      if (!isSvcPluginError(error) || format === 'text' || format === 'json' || exitCodeFor(error) !== ExitCode.unreadable) throw error
+      subjects = [{path: paths[0] ?? manifest ?? directory ?? artifact ?? 'manifest.json', code: error.code, message: error.message, error}]
+    }
+  } else {
+    const selectors = (['manifest', 'directory', 'artifact'] as const).filter((key) => flags[key] !== undefined)
+    if (selectors.length > 0) throw new ValidationError('too-many-selectors', `Choose one way to name the subjects; got PATH arguments and ${selectors.map((key) => `--${key}`).join(' and ')}.`, {details: {selectors: ['path', ...selectors]}})
+    subjects = await validatePaths(paths, options)
+  }
+  const renderOptions = {
+    color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: flags['no-color']}),
+    errorsOnly: quiet,
+    toolVersion: context.version,
+    root: root ?? findRepositoryRoot(process.cwd()) ?? process.cwd(),
+    single,
+  }
+  io.stdout.write(renderSubjects(subjects, format, renderOptions))
+  const summaryFile = process.env.GITHUB_STEP_SUMMARY
+  if (format === 'github' && summaryFile !== undefined && summaryFile !== '') {
+    await appendFile(summaryFile, renderStepSummary(subjects, renderOptions)).catch((error: unknown) => {
+      context.output.note(`warning: could not append the summary to ${summaryFile}: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  }
+  return worstExitCode(subjects.map((subject) => (isSubjectFailure(subject) ? exitCodeFor(subject.error) : subject.valid ? ExitCode.success : ExitCode.invalid)))
+}
