@@ -17,6 +17,7 @@ const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
   verify: async () => (await import('./actions/verify.js')).verifyCommand,
   validate: async () => (await import('./actions/validate.js')).validateCommand,
   pack: async () => (await import('./actions/pack.js')).packCommand,
+  inspect: async () => (await import('./actions/inspect.js')).inspectCommand,
 }
 
 /** A flag as the manifest describes it (the fields the direct path reads). */

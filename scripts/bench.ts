@@ -218,7 +218,8 @@ function hasCommand(name: string): boolean {
 
 /**
  * Start-up: `svc-plugin --version` and `svc-plugin verify` of the bundled example plugin (a few KB, signed)
- * against bare `node -e 0`; then the same verify of the 5 MB plugin, start-up and 5 MB of work together.
+ * against bare `node -e 0`; `validate` of its folder; then the same verify of the 5 MB plugin, start-up and
+ * 5 MB of work together.
  */
 async function benchStartup(small: {signed: string; trustFile: string}, work: string): Promise<void> {
   const count = Math.max(rounds, 10)
@@ -228,6 +229,7 @@ async function benchStartup(small: {signed: string; trustFile: string}, work: st
   const verify = (artifact: {signed: string; trustFile: string}) => () => measure(process.execPath, [cli, 'verify', artifact.signed, '--trust', artifact.trustFile, '--quiet'], repoRoot)
   compare('startup.version', '`svc-plugin --version` vs `node -e 0`', '≤ 2×', () => measure(process.execPath, [cli, '--version'], repoRoot), bare, {count})
   compare('startup.verify', `\`svc-plugin verify\` (example plugin, ${Math.round(statSync(example.signed).size / 1024)} KB) vs \`node -e 0\``, '≤ 2×', verify(example), bare, {count})
+  compare('startup.validate', '`svc-plugin validate` (example plugin folder) vs `node -e 0`', '–', () => measure(process.execPath, [cli, 'validate', exampleRoot, '--quiet'], repoRoot), bare, {count})
   compare('startup.verify-5mb', '`svc-plugin verify` (5 MB plugin) vs `node -e 0`', '–', verify(small), bare, {count})
 }
 

@@ -65,6 +65,28 @@ function givesWhatOclifGives(cases: readonly Case[]): void {
   }
 }
 
+/**
+ * Random command lines of `command` from `tokens` (and sometimes `env`): every one the direct path takes
+ * gives what oclif gives, and it takes a fair share of them (a seeded sample).
+ */
+function randomCommandLines(command: string, tokens: readonly string[][], env: Record<string, string>): void {
+  it(`gives what oclif gives for every random command line of ${command} it takes, and takes the plain ones (seeded sample)`, async () => {
+    let taken = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...tokens), {maxLength: 6}), fc.boolean(), async (chosen, withEnvironment) => {
+        const args = [command, ...chosen.flat()]
+        const options = {cwd: dir, env: withEnvironment ? env : {}}
+        const direct = await runDirect(args, options)
+        if (direct === undefined) return
+        taken += 1
+        assert.deepEqual(direct, await runCli(args, options), args.join(' '))
+      }),
+      {seed: 20261127, numRuns: 100},
+    )
+    assert.ok(taken >= 20, `the direct path took only ${taken} of 100 command lines`)
+  })
+}
+
 /** What the direct path does not take, oclif parses and reports: the direct path writes nothing. */
 function handsOver(cases: readonly {name: string; args: () => string[]; env?: Record<string, string>}[]): void {
   for (const {name, args, env} of cases) {
@@ -93,6 +115,11 @@ describe('the direct path: svc-plugin validate without oclif', () => {
     {name: 'a host to judge for', args: () => ['validate', fixture('example-plugin'), '--rid', 'linux-musl-x64', '--host-version', '0.1.0', '--no-color'], status: 1},
     {name: 'GitHub Actions, with a step summary', args: () => ['validate', fixture('broken-plugin'), '--root', repoRoot], env: {GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: 'step-summary.md'}, status: 1, prepare: async () => writeFile(summary(), ''), files: () => [summary()]},
   ])
+  randomCommandLines('validate', [
+    [fixture('example-plugin')], [fixture('broken-plugin')], [fixture('example-plugin', 'manifest.json')], [`${fixture()}/*-plugin`], ['signed.svcPlugin'], ['missing'],
+    ['--manifest', fixture('broken-plugin', 'manifest.json')], ['-d', fixture('example-plugin')], ['--artifact', 'signed.svcPlugin'], ['--json'], ['-q'], ['--no-color'],
+    ['--rid', 'linux-musl-x64'], ['--host-version', '0.1.0'], ['--root', '.'], ['--format', 'text'], ['--level=package'], ['--'], ['-h'], ['--json=1'],
+  ], {GITHUB_ACTIONS: 'true'})
   handsOver([
     {name: '--format sarif', args: () => ['validate', fixture('example-plugin'), '--format', 'sarif']},
     {name: '--level package', args: () => ['validate', fixture('example-plugin'), '--level', 'package']},
@@ -131,6 +158,18 @@ describe('the direct path: svc-plugin pack without oclif', () => {
     {name: '--level publication', args: () => ['pack', fixture('example-plugin'), '--level', 'publication', '--output', output()]},
     {name: '--allow-secret', args: () => ['pack', fixture('example-plugin'), '--allow-secret', '.npmrc', '--output', output()]},
   ])
+})
+
+describe('the direct path: svc-plugin inspect without oclif', () => {
+  givesWhatOclifGives([
+    {name: 'a signed artifact', args: () => ['inspect', at('signed.svcPlugin')], status: 0},
+    {name: 'a signed artifact with --json and --show-digest', args: () => ['inspect', at('signed.svcPlugin'), '--json', '--show-digest'], status: 0},
+    {name: 'a plugin folder', args: () => ['inspect', fixture('example-plugin')], status: 0},
+    {name: 'a tampered artifact', args: () => ['inspect', at('tampered.svcPlugin')], status: 1},
+    {name: 'a file that is not a ZIP, with --json', args: () => ['inspect', at('not-a-zip.svcPlugin'), '--json'], status: 3},
+    {name: 'a missing subject', args: () => ['inspect', at('missing.svcPlugin')], status: 3},
+  ])
+  handsOver([{name: 'no subject (required)', args: () => ['inspect']}])
 })
 
 describe('the direct path: svc-plugin verify without oclif', () => {
@@ -172,31 +211,16 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     {name: 'the required --trust missing', args: () => ['verify', at('signed.svcPlugin')]},
     {name: '--installed, which depends on --data-root', args: () => ['verify', '--installed', 'com.example.x', '--trust', at('trust.json'), '--data-root', dir]},
     {name: 'SVC_PLUGIN_DEBUG', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json')], env: {SVC_PLUGIN_DEBUG: '1'}},
-    {name: 'a command without an action', args: () => ['inspect', at('signed.svcPlugin')]},
+    {name: 'a command without an action', args: () => ['list', '--data-root', dir]},
     {name: 'the command in another case', args: () => ['VERIFY', at('signed.svcPlugin'), '--trust', at('trust.json')]},
     {name: 'no command', args: () => []},
   ])
 
-  it('gives what oclif gives for every random command line it takes, and takes the plain ones (seeded sample)', async () => {
-    const token = fc.constantFrom(
-      ...[['signed.svcPlugin'], ['tampered.svcPlugin'], ['unsigned.svcPlugin'], ['missing.svcPlugin'], ['--trust', 'trust.json'], ['-t', 'trust.json'], ['--trust=trust.json'],
-        ['--trust', 'bad-trust.json'], ['--json'], ['-q'], ['--quiet'], ['--no-color'], ['--revocations', 'fresh/revocations.json'], ['--revocations', 'stale/revocations.json'],
-        ['--allow-stale-revocations'], ['--installed', 'com.example.x'], ['--data-root', '.'], ['--version', '1.0.0'], ['--'], ['-'], ['--help'], ['--trust'], ['-x'], ['--json=yes']],
-    )
-    let taken = 0
-    await fc.assert(
-      fc.asyncProperty(fc.array(token, {maxLength: 6}), fc.boolean(), async (tokens, trustFromEnvironment) => {
-        const args = ['verify', ...tokens.flat()]
-        const options = {cwd: dir, env: trustFromEnvironment ? {SVC_PLUGIN_TRUST: 'trust.json'} : {}}
-        const direct = await runDirect(args, options)
-        if (direct === undefined) return
-        taken += 1
-        assert.deepEqual(direct, await runCli(args, options), args.join(' '))
-      }),
-      {seed: 20261127, numRuns: 120},
-    )
-    assert.ok(taken >= 20, `the direct path took only ${taken} of 120 command lines`)
-  })
+  randomCommandLines('verify', [
+    ['signed.svcPlugin'], ['tampered.svcPlugin'], ['unsigned.svcPlugin'], ['missing.svcPlugin'], ['--trust', 'trust.json'], ['-t', 'trust.json'], ['--trust=trust.json'],
+    ['--trust', 'bad-trust.json'], ['--json'], ['-q'], ['--quiet'], ['--no-color'], ['--revocations', 'fresh/revocations.json'], ['--revocations', 'stale/revocations.json'],
+    ['--allow-stale-revocations'], ['--installed', 'com.example.x'], ['--data-root', '.'], ['--version', '1.0.0'], ['--'], ['-'], ['--help'], ['--trust'], ['-x'], ['--json=yes'],
+  ], {SVC_PLUGIN_TRUST: 'trust.json'})
 
   it('leaves oclif unloaded in the binary when it runs the command, and loads it when it hands over', () => {
     // A module hook in the child records every module it loads.
