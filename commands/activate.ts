@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
+import {activateCommand} from './actions/activate.js'
 import {BaseCommand} from './base.js'
 import {dataRootOptions} from './flags.js'
-import {activate} from '../src/index.js'
 
 /** `svc-plugin activate <id> <version>`: the library `activate` (rollback). */
 export default class Activate extends BaseCommand<typeof Activate> {
@@ -22,17 +22,6 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
   }
 
   async run(): Promise<void> {
-    const {id, version} = this.args
-    const result = await activate(this.flags['data-root'], id, version)
-    if (this.flags.json) {
-      this.outJson(result)
-      return
-    }
-    if (result.previousVersion === result.version) {
-      this.out(`${result.id} ${result.version} is already the active version; nothing changed.`)
-      return
-    }
-    const was = result.previousVersion === null ? 'none was active' : `was ${result.previousVersion}`
-    this.out(`Activated ${result.id} ${result.version} (${was})`)
+    this.setExit(await activateCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

@@ -3,15 +3,16 @@ import type {SvcPluginError} from '../src/index.js'
 import type {ActionContext} from './actions/action.js'
 import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
-import {argvWantsJson, reportFailure, reportThrown, reportUsage, UsageError} from './failure.js'
+import {argvWantsJson, reportThrown, reportUsage, UsageError} from './failure.js'
 import {CommandOutput} from './output.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 /**
- * Every command extends this: it owns the global flags, writes results to stdout and
- * everything else to stderr, and turns any thrown error into one line and an exit status.
+ * Every command extends this: it owns the global flags, parses the command line, runs the command's action
+ * (commands/actions/), which writes results to stdout and everything else to stderr, and turns any thrown
+ * error into one line and an exit status.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
@@ -60,31 +61,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return {output: this.output, version: this.config.version, reportFailuresAsJson: () => (this.flags.json = true)}
   }
 
-  /** Writes a result line to stdout, unless --quiet (which keeps only errors and the JSON result). */
-  protected out(text: string): void {
-    this.output.out(text)
-  }
-
-  /** Writes a line to stdout even with --quiet: a refusal's own lines, the JSON result. */
-  protected outAlways(text: string): void {
-    this.output.outAlways(text)
-  }
-
-  /** Writes a line to stderr unless --quiet (progress, notes, warnings). */
-  protected note(text: string): void {
-    this.output.note(text)
-  }
-
-  /** Writes an error line to stderr, even with --quiet. */
-  protected errorLine(text: string): void {
-    this.output.errorLine(text)
-  }
-
-  /** Prints a value as indented JSON on stdout. */
-  protected outJson(value: unknown): void {
-    this.output.outJson(value)
-  }
-
   /** Sets the exit status without throwing; the command returns normally. */
   protected setExit(code: ExitCode): void {
     process.exitCode = code
@@ -93,15 +69,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** True when the JSON form was asked for, even when the flags could not be parsed. */
   protected get wantsJson(): boolean {
     return this.flags?.json ?? argvWantsJson(this.argv)
-  }
-
-  /**
-   * Reports a failure the one way every command does: the JSON error shape on stdout with --json, and
-   * `error <code>: <message>` on stderr (plus `text` below it, when there is more to show), then exits.
-   */
-  protected fail(code: string, message: string, status: ExitCode, options: {details?: Readonly<Record<string, unknown>>; extra?: Record<string, unknown>; text?: string} = {}): never {
-    reportFailure({code, message, json: this.wantsJson, ...options})
-    this.exit(status)
   }
 
   /** The advice for a library error (see {@link BaseCommand.advice}); a command may decide from its flags too. */

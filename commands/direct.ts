@@ -1,30 +1,50 @@
 import {readFileSync} from 'node:fs'
 import type {Action, ActionInput} from './actions/action.js'
+import {matchChoice} from './choices.js'
 import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
 import {reportThrown, reportUsage, UsageError} from './failure.js'
 import {CommandOutput} from './output.js'
 
 /**
- * The direct path: a command whose work is an action (commands/actions/) runs without loading oclif when its
- * command line is plain — known flags given once each as `--name value`, `--name=value` or `-c value`, no
- * help, no flag that depends on or excludes another. Anything else, and every command without an action,
- * goes to oclif, which parses it and reports what is wrong the one way the command line does. The flags
- * are read from `oclif.manifest.json`, which the build writes from the command classes, so they are defined
- * once; loading oclif costs more than the rest of a `verify` of a small artifact.
+ * The direct path: a command runs its action (commands/actions/) without loading oclif when its command line
+ * is plain — known flags given once each as `--name value`, `--name=value` or `-c value`, no help, no flag
+ * that depends on or excludes another or whose value the command parses itself (a word of a word list is
+ * matched as oclif matches it). Anything else goes to oclif, which parses it and reports what is wrong the
+ * one way the command line does; so do `help`, which is oclif's, and `install`, whose `--protocol` and
+ * `--retain` always take a default the command parses. The
+ * flags are read from `oclif.manifest.json`, which the build writes from the command classes, so they are
+ * defined once; loading oclif costs more than the rest of a `verify` of a small artifact.
  */
 const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
-  verify: async () => (await import('./actions/verify.js')).verifyCommand,
   validate: async () => (await import('./actions/validate.js')).validateCommand,
   pack: async () => (await import('./actions/pack.js')).packCommand,
   inspect: async () => (await import('./actions/inspect.js')).inspectCommand,
+  verify: async () => (await import('./actions/verify.js')).verifyCommand,
+  sign: async () => (await import('./actions/sign.js')).signCommand,
+  merge: async () => (await import('./actions/merge.js')).mergeCommand,
+  init: async () => (await import('./actions/init.js')).initCommand,
+  schema: async () => (await import('./actions/schema.js')).schemaCommand,
+  keygen: async () => (await import('./actions/keygen.js')).keygenCommand,
+  'cert:root': async () => (await import('./actions/cert/root.js')).certRootCommand,
+  'cert:issue': async () => (await import('./actions/cert/issue.js')).certIssueCommand,
+  'cert:revoke': async () => (await import('./actions/cert/revoke.js')).certRevokeCommand,
+  'store:verify': async () => (await import('./actions/store/verify.js')).storeVerifyCommand,
+  list: async () => (await import('./actions/list.js')).listCommand,
+  activate: async () => (await import('./actions/activate.js')).activateCommand,
+  uninstall: async () => (await import('./actions/uninstall.js')).uninstallCommand,
 }
+
+/** The commands the direct path can run (`cert:root` is `svc-plugin cert root`). */
+export const directCommandIds: readonly string[] = Object.keys(actions)
 
 /** A flag as the manifest describes it (the fields the direct path reads). */
 interface ManifestFlag {
   readonly type: 'boolean' | 'option'
-  /** The build marks a flag whose value oclif parses with the command's own function (a word list, a range). */
+  /** The build marks a flag whose value oclif parses with the command's own function (a range, an integer). */
   readonly custom?: boolean
+  /** The words of a word-list flag (commands/flags.ts `choiceFlag`), matched by {@link matchChoice}. */
+  readonly choices?: readonly string[]
   readonly char?: string
   readonly env?: string
   readonly required?: boolean
@@ -54,7 +74,11 @@ export interface ManifestCommand {
  * `false` hands the command line to oclif untouched. `root` is the package root, where the manifest is.
  */
 export async function runDirectly(argv: readonly string[], root: URL): Promise<boolean> {
-  const [id, ...rest] = argv
+  // A topic command is named by two words (`cert root`) or by its id (`cert:root`).
+  const [first, second] = argv
+  const topic = second === undefined ? undefined : `${first}:${second}`
+  const id = topic !== undefined && Object.hasOwn(actions, topic) ? topic : first
+  const rest = argv.slice(id === topic ? 2 : 1)
   if (id === undefined || !Object.hasOwn(actions, id)) return false
   // Debugging output is oclif's: leave it to oclif.
   if (process.env.SVC_PLUGIN_DEBUG !== undefined || process.env.DEBUG !== undefined) return false
@@ -127,7 +151,9 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
     const value = given.get(name) ?? (fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment)
     if (value !== undefined) {
       if (!isPlain(flag) || (flag.type === 'boolean' && typeof value !== 'boolean')) return undefined
-      flags[name] = value
+      const word = flag.choices === undefined || typeof value !== 'string' ? value : matchChoice(flag.choices, value)
+      if (word === undefined) return undefined
+      flags[name] = word
     } else if (flag.required === true) {
       return undefined
     } else if (flag.default !== undefined) {

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {matchChoice} from './choices.js'
 
 /** `--protocol 1-3` (or `2`): the protocol majors a host serves. */
 export const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
@@ -15,16 +16,18 @@ export const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
 
 /**
  * A flag taking one of a fixed list of words, matched without regard to case (`--format JSON` is
- * `--format json`); the value the command sees is always the listed spelling.
+ * `--format json`); the value the command sees is always the listed spelling. The flag carries its words
+ * (`choices`), which the build copies into the manifest for the direct path.
  */
 export function choiceFlag<const T extends string>(choices: readonly T[]) {
   const parse = async (input: string, _context: unknown, flag: {name: string}): Promise<T> => {
-    const value = choices.find((choice) => choice.toLowerCase() === input.trim().toLowerCase())
+    const value = matchChoice(choices, input)
     if (value === undefined) throw new Error(`Expected --${flag.name} to be one of ${choices.join(', ')}, not ${JSON.stringify(input)}.`)
     return value
   }
   // The parser's declared type is generic over arrays too; this flag is never `multiple`.
-  return Flags.custom<T>({helpValue: `<${choices.join('|')}>`, parse: parse as never})
+  const definition = {helpValue: `<${choices.join('|')}>`, parse: parse as never, choices}
+  return Flags.custom<T>(definition)
 }
 
 /**

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
+import {initCommand} from './actions/init.js'
 import {BaseCommand} from './base.js'
-import {initPlugin} from '../src/index.js'
 
 /** `svc-plugin init [DIR]`: the library `initPlugin`. */
 export default class Init extends BaseCommand<typeof Init> {
@@ -31,19 +31,6 @@ Exit status: 0 written, 2 a file exists or a value would not validate (invalid-a
   }
 
   async run(): Promise<void> {
-    const {id, name, version, rid, entrypoint, json} = this.flags
-    const result = await initPlugin(this.args.dir, {
-      ...(id === undefined ? {} : {id}),
-      ...(name === undefined ? {} : {name}),
-      ...(version === undefined ? {} : {version}),
-      ...(rid === undefined ? {} : {rid}),
-      ...(entrypoint === undefined ? {} : {entrypoint}),
-    })
-    if (json) {
-      this.outJson(result)
-      return
-    }
-    if (result.createdFolder !== null) this.note(`Created ${result.createdFolder}.`)
-    this.out(`Created ${result.id} ${result.version} in ${result.directory}: ${result.files.map((file) => file.slice(result.directory.length + 1)).join(', ')}. Check it with: svc-plugin validate ${this.args.dir}`)
+    this.setExit(await initCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

@@ -1,17 +1,8 @@
 import {Args, Flags} from '@oclif/core'
+import {installCommand} from './actions/install.js'
 import {BaseCommand} from './base.js'
 import {dataRootOptions, environmentVariables, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
-import {warningProblem} from './json-result.js'
-import {formatBytes, progressBar} from './progress.js'
-import {install, readRevocationList, readTrustStore, type InstallWarning, type SvcPluginError} from '../src/index.js'
-
-/** Artifacts at least this large get a progress bar (when stderr is a terminal). */
-const progressThresholdBytes = 64 * 1024 * 1024
-
-/** One warning line for stderr. */
-export function warningLine(item: InstallWarning): string {
-  return `warning ${item.code}: ${item.message}${item.blocking ? ' (blocks auto-start)' : ''}`
-}
+import type {SvcPluginError} from '../src/index.js'
 
 /** `svc-plugin install <artifact>`: the library `install` behind flags. */
 export default class Install extends BaseCommand<typeof Install> {
@@ -66,39 +57,6 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   }
 
   async run(): Promise<void> {
-    const {artifact} = this.args
-    const {rid, protocol, trust, revocations, force, activate, retain, json, quiet} = this.flags
-    const dataRoot = this.flags['data-root']
-    const hostVersion = this.flags['host-version']
-    const expectId = this.flags['expect-id']
-    const expectVersion = this.flags['expect-version']
-    const expectSha256 = this.flags['expect-sha256']
-    const bar = progressBar('install', !json && !quiet)
-    const result = await install(artifact, {
-      dataRoot,
-      ...(rid === undefined ? {} : {hostRid: rid}),
-      ...(hostVersion === undefined ? {} : {hostVersion}),
-      protocol,
-      ...(trust === undefined ? {} : {trust: await readTrustStore(trust)}),
-      allowUnsigned: this.flags['allow-unsigned'],
-      ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
-      allowStaleRevocations: this.flags['allow-stale-revocations'],
-      ...(expectId === undefined ? {} : {expectId}),
-      ...(expectVersion === undefined ? {} : {expectVersion}),
-      ...(expectSha256 === undefined ? {} : {expectSha256}),
-      force,
-      activate,
-      retain,
-      onProgress: ({step, bytesDone, bytesTotal}) => {
-        if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatBytes(bytesDone))
-      },
-    }).finally(() => bar.finish())
-    if (json) {
-      this.outJson({...result, warnings: result.warnings.map(warningProblem)})
-      return
-    }
-    for (const item of result.warnings) this.note(warningLine(item))
-    const activation = result.activated ? '' : ', not activated'
-    this.out(`Installed ${result.id} ${result.version} (${result.verdict}${activation}) -> ${result.directory}`)
+    this.setExit(await installCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
+import {keygenCommand} from './actions/keygen.js'
 import {BaseCommand} from './base.js'
-import {writeKeyPair} from '../src/index.js'
 
 export default class Keygen extends BaseCommand<typeof Keygen> {
   static override summary = 'Create an Ed25519 key pair for signing artifacts.'
@@ -16,12 +16,6 @@ Exit status: 0 written, 2 a key file already exists or the name is not a plain f
   }
 
   async run(): Promise<void> {
-    const {output, name, json} = this.flags
-    const written = await writeKeyPair(output, name)
-    if (json) {
-      this.outJson({privateKeyFile: written.privateKeyFile, publicKeyFile: written.publicKeyFile, publicKey: written.publicKeyText})
-      return
-    }
-    this.out(`Wrote ${written.privateKeyFile} (private, keep it secret) and ${written.publicKeyFile} (public).`)
+    this.setExit(await keygenCommand({flags: this.flags}, this.context))
   }
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
+import {listCommand} from './actions/list.js'
 import {BaseCommand} from './base.js'
 import {dataRootOptions} from './flags.js'
-import {listInstalled} from '../src/index.js'
 
 /** `svc-plugin list`: the library `listInstalled`. */
 export default class List extends BaseCommand<typeof List> {
@@ -17,15 +17,6 @@ Exit status: 0, 2 usage error.`
   }
 
   async run(): Promise<void> {
-    const plugins = await listInstalled(this.flags['data-root'])
-    if (this.flags.json) {
-      this.outJson({plugins})
-      return
-    }
-    for (const plugin of plugins) {
-      const mismatched = plugin.mismatchedVersions.length === 0 ? '' : ` (manifest disagrees with its directory: ${plugin.mismatchedVersions.join(', ')})`
-      this.out(`${plugin.id} ${plugin.activeVersion ?? '-'} [${plugin.versions.join(', ')}] ${plugin.verdict ?? 'unknown'}${plugin.pending ? ' (install pending)' : ''}${mismatched}`)
-    }
-    this.note(`${plugins.length} plugin(s) installed.`)
+    this.setExit(await listCommand({flags: this.flags}, this.context))
   }
 }

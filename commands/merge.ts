@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
+import {mergeCommand} from './actions/merge.js'
 import {BaseCommand} from './base.js'
-import {ExitCode} from './exit-codes.js'
-import {MergeError, merge, renderReport} from '../src/index.js'
 
 export default class Merge extends BaseCommand<typeof Merge> {
   static override summary = 'Combine per-RID packages of one plugin version into one artifact.'
@@ -29,20 +28,6 @@ Exit status: 0 merged, 1 the inputs were refused, 2 usage error (fewer than two 
   }
 
   async run(): Promise<void> {
-    const {output, force, json} = this.flags
-    try {
-      const result = await merge(this.positionals, {output, force})
-      if (json) {
-        this.outJson(result)
-        return
-      }
-      this.note(`note: ${result.path} is unsigned${result.droppedSignatures.length > 0 ? ` (the signatures of ${result.droppedSignatures.join(', ')} were dropped)` : ''}; sign it with svc-plugin sign before publishing.`)
-      this.out(`Merged ${result.id} ${result.version} (${result.rids.join(', ')}) -> ${result.path} (${result.entries} entries).`)
-    } catch (error) {
-      if (error instanceof MergeError && error.report) {
-        this.fail(error.code, error.message, ExitCode.invalid, {details: error.details, extra: {report: error.report}, text: renderReport(error.report, 'text')})
-      }
-      throw error
-    }
+    this.setExit(await mergeCommand({argv: this.positionals, flags: this.flags}, this.context))
   }
 }

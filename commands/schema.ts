@@ -1,6 +1,5 @@
+import {schemaCommand} from './actions/schema.js'
 import {BaseCommand} from './base.js'
-import {manifestSchemaText} from '../src/index.js'
-import {io} from './io.js'
 
 export default class Schema extends BaseCommand<typeof Schema> {
   static override summary = 'Print the manifest JSON schema.'
@@ -11,7 +10,6 @@ export default class Schema extends BaseCommand<typeof Schema> {
   ]
 
   async run(): Promise<void> {
-    // Exactly the file's bytes: no newline added, no re-serialisation.
-    io.stdout.write(manifestSchemaText())
+    this.setExit(await schemaCommand())
   }
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
+import {signCommand} from './actions/sign.js'
 import {BaseCommand} from './base.js'
-import {signArtifactFiles} from '../src/index.js'
 
 export default class Sign extends BaseCommand<typeof Sign> {
   static override summary = 'Sign a packed .svcPlugin artifact with a package certificate.'
@@ -26,23 +26,6 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
   }
 
   async run(): Promise<void> {
-    const {artifact} = this.args
-    const {
-      output,
-      json,
-      'private-key': privateKeyFile,
-      certificate: certificateFile,
-      'certificate-signature': certificateSignatureFile,
-      'issuer-certificate': issuerCertificateFile,
-      'issuer-signature': issuerSignatureFile,
-    } = this.flags
-    const result = await signArtifactFiles({artifact, output, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
-    if (json) {
-      // The digest is written sha256:<hex> here as in pack and inspect.
-      const {output: path, artifactDigest, ...rest} = result
-      this.outJson({path, ...rest, artifactDigest: `sha256:${artifactDigest}`})
-      return
-    }
-    this.out(`Signed ${artifact} -> ${result.output} with certificate ${result.certificateId} at ${result.signedAt}.`)
+    this.setExit(await signCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

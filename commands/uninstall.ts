@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
+import {uninstallCommand} from './actions/uninstall.js'
 import {BaseCommand} from './base.js'
 import {dataRootOptions} from './flags.js'
-import {uninstall} from '../src/index.js'
 
 /** `svc-plugin uninstall <id>`: the library `uninstall` behind flags. */
 export default class Uninstall extends BaseCommand<typeof Uninstall> {
@@ -28,15 +28,6 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
   }
 
   async run(): Promise<void> {
-    const {id} = this.args
-    const {force, purge, json} = this.flags
-    const result = await uninstall(this.flags['data-root'], id, {force, purge})
-    if (json) {
-      this.outJson(result)
-      return
-    }
-    if (result.dependents.length > 0) this.note(`warning dependency-in-use: ${result.dependents.join(', ')} depend on ${id} and will not start.`)
-    const removed = result.removedVersions.length === 0 ? 'no version' : result.removedVersions.join(', ')
-    this.out(`Uninstalled ${result.id} (${removed}; ${result.purged ? 'data and trust record purged' : 'data kept'})`)
+    this.setExit(await uninstallCommand({args: this.args, flags: this.flags}, this.context))
   }
 }

@@ -83,19 +83,20 @@ process.stderr.write(`bundled the command line into ${path.relative(process.cwd(
 
 /**
  * Marks `custom: true` on every flag and argument of the manifest whose value the command parses with its
- * own function (a case-insensitive word list, a range, an integer): the manifest does not carry the
- * function, so the direct path (commands/direct.ts), which reads the command line's shape from the
- * manifest, leaves such a value to oclif.
+ * own function (a range, an integer): the manifest does not carry the function, so the direct path
+ * (commands/direct.ts), which reads the command line's shape from the manifest, leaves such a value to
+ * oclif. A word-list flag gets its words (`choices`) instead, which the direct path matches as oclif does.
  */
 function markCustomFlags(computed: Interfaces.Manifest): void {
   const plainParse = {option: String(Flags.string().parse), boolean: String(Flags.boolean().parse), argument: String(Args.string().parse)}
   for (const [id, command] of Object.entries(COMMANDS)) {
     const manifestCommand = computed.commands[id]
     if (manifestCommand === undefined) continue
-    const flags: Record<string, {parse?: unknown}> = {...(command as {baseFlags?: object}).baseFlags, ...command.flags}
+    const flags: Record<string, {parse?: unknown; choices?: unknown}> = {...(command as {baseFlags?: object}).baseFlags, ...command.flags}
     for (const [name, flag] of Object.entries(manifestCommand.flags)) {
-      const parse = flags[name]?.parse
-      if (parse !== undefined && String(parse) !== plainParse[flag.type]) (flag as {custom?: boolean}).custom = true
+      const {parse, choices} = flags[name] ?? {}
+      if (Array.isArray(choices)) (flag as {choices?: unknown}).choices = choices
+      else if (parse !== undefined && String(parse) !== plainParse[flag.type]) (flag as {custom?: boolean}).custom = true
     }
     const args: Record<string, {parse?: unknown}> = command.args ?? {}
     for (const [name, arg] of Object.entries(manifestCommand.args)) {

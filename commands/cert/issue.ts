@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
+import {certIssueCommand} from '../actions/cert/issue.js'
 import {BaseCommand} from '../base.js'
 import {choiceFlag} from '../flags.js'
-import {issueCertificateFiles, keyUsages, subjectKinds} from '../../src/index.js'
+import {keyUsages, subjectKinds} from '../../src/index.js'
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
   static override summary = 'Issue a certificate for a public key, signed by the root or by an issuer certificate.'
@@ -33,40 +34,6 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
   }
 
   async run(): Promise<void> {
-    const {usage, output, json} = this.flags
-    const {
-      'root-key': rootKeyFile,
-      'issuer-key': issuerKeyFile,
-      'issuer-certificate': issuerCertificateFile,
-      'issuer-signature': issuerSignatureFile,
-      'subject-public-key': subjectPublicKeyFile,
-      'subject-kind': kind,
-      'subject-id': id,
-      'subject-name': name,
-      'not-before': notBefore,
-      'not-after': notAfter,
-      'root-key-id': rootKeyId,
-    } = this.flags
-    const issued = await issueCertificateFiles({
-      subject: {kind, id, name},
-      subjectPublicKeyFile,
-      keyUsage: usage,
-      notBefore: notBefore ?? new Date(),
-      notAfter,
-      rootKeyFile,
-      issuerKeyFile,
-      issuerCertificateFile,
-      issuerSignatureFile,
-      rootKeyId,
-      output,
-    })
-    if (json) {
-      this.outJson(issued)
-      return
-    }
-    const {certificate} = issued
-    this.out(
-      `Issued ${certificate.certificateId} (${certificate.keyUsage[0]}) for ${certificate.subject.kind} ${certificate.subject.id}, valid ${certificate.notBefore} to ${certificate.notAfter}: ${issued.certificateFile}, ${issued.signatureFile}.`,
-    )
+    this.setExit(await certIssueCommand({flags: this.flags}, this.context))
   }
 }

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
+import {certRevokeCommand} from '../actions/cert/revoke.js'
 import {BaseCommand} from '../base.js'
 import {choiceFlag} from '../flags.js'
-import {revocationReasons, revokeInFile} from '../../src/index.js'
+import {revocationReasons} from '../../src/index.js'
 
 export default class CertRevoke extends BaseCommand<typeof CertRevoke> {
   static override summary = 'Revoke a certificate, a key or an artifact in a root-signed revocation list.'
@@ -36,25 +37,6 @@ Exit status: 0 revoked, 1 refused (already revoked, the list does not verify und
   }
 
   async run(): Promise<void> {
-    const {
-      list: listFile,
-      reason,
-      json,
-      'root-key': rootKeyFile,
-      'root-key-id': rootKeyId,
-      certificate: certificateFile,
-      'certificate-id': certificateId,
-      'public-key': publicKeyFile,
-      artifact: artifactFile,
-      'artifact-digest': artifactDigest,
-      'revoked-at': revokedAt,
-      'next-update': nextUpdate,
-    } = this.flags
-    const result = await revokeInFile({listFile, rootKeyFile, rootKeyId, certificateFile, certificateId, publicKeyFile, artifactFile, artifactDigest, reason, revokedAt, nextUpdate})
-    if (json) {
-      this.outJson(result)
-      return
-    }
-    this.out(`Revoked ${result.entry.kind} ${result.entry.value} (sequence ${result.sequence}).`)
+    this.setExit(await certRevokeCommand({flags: this.flags}, this.context))
   }
 }

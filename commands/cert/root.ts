@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
+import {certRootCommand} from '../actions/cert/root.js'
 import {BaseCommand} from '../base.js'
-import {writeRoot} from '../../src/index.js'
 
 export default class CertRoot extends BaseCommand<typeof CertRoot> {
   static override summary = 'Create a root key and the trust store that trusts it.'
@@ -16,19 +16,6 @@ Exit status: 0 written, 2 a file already exists or the root key id is not root_ 
   }
 
   async run(): Promise<void> {
-    const {output, json} = this.flags
-    const rootKeyId = this.flags['root-key-id']
-    const root = await writeRoot(output, rootKeyId === undefined ? {} : {rootKeyId})
-    if (json) {
-      this.outJson({
-        rootKeyId: root.rootKeyId,
-        privateKeyFile: root.privateKeyFile,
-        publicKeyFile: root.publicKeyFile,
-        trustStoreFile: root.trustStoreFile,
-        publicKey: root.publicKeyText,
-      })
-      return
-    }
-    this.out(`Created root ${root.rootKeyId}: ${root.privateKeyFile} (private, keep it offline), ${root.publicKeyFile}, ${root.trustStoreFile}.`)
+    this.setExit(await certRootCommand({flags: this.flags}, this.context))
   }
 }

@@ -1,9 +1,7 @@
 import {Args, Flags} from '@oclif/core'
+import {storeVerifyCommand} from '../actions/store/verify.js'
 import {BaseCommand} from '../base.js'
-import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {revocationsFlag, trustOptions} from '../flags.js'
-import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../src/index.js'
-import {io} from '../io.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
@@ -34,27 +32,6 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   }
 
   async run(): Promise<void> {
-    const {artifact} = this.args
-    const {trust, published, revocations, json, quiet, 'account-name': name, 'account-id': id, 'allow-stale-revocations': allowStaleRevocations} = this.flags
-    const report = await verifyUploadFiles(artifact, {
-      account: id === undefined ? {name} : {name, id},
-      trustFile: trust,
-      publishedVersions: published ?? [],
-      revocationsFile: revocations,
-      allowStaleRevocations,
-    })
-    if (json) {
-      const {accepted, pluginId: id, ...rest} = report
-      this.outJson({path: artifact, accepted, id, ...rest})
-    }
-    else if (!quiet || !report.accepted) this.outAlways(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: this.flags['no-color']})}).trimEnd())
-    this.setExit(exitStatus(report))
+    this.setExit(await storeVerifyCommand({args: this.args, flags: this.flags}, this.context))
   }
-}
-
-/** 0 accepted; an artifact the reader could not open at all decides by the shared table (3 for a missing file); else 1. */
-function exitStatus(report: UploadReport): ExitCode {
-  if (report.accepted) return ExitCode.success
-  const unreadable = report.problems.find((problem) => problem.archiveCode !== undefined)
-  return unreadable === undefined ? ExitCode.invalid : exitCodeForProblem(unreadable)
 }

@@ -5,13 +5,15 @@ import {cp, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import fc from 'fast-check'
-import {parsePlainCommandLine, type ManifestCommand} from '../../commands/direct.js'
+import {directCommandIds, parsePlainCommandLine, type ManifestCommand} from '../../commands/direct.js'
+import {COMMANDS} from '../../commands/index.js'
 import {base64Line} from '../../src/pki/base64.js'
 import {writeRevocationList} from '../../src/revocation/files.js'
 import {createRevocationList} from '../../src/revocation/list.js'
-import {cliPath, repoRoot, runCli, runDirect, tempDir} from '../helpers/cli.js'
+import {cliPath, repoRoot, runCli, runDirect, tempDir, type CliResult} from '../helpers/cli.js'
 import {signedSample, writeArtifact, flipByte} from '../signing/artifacts.js'
 import {livePki, unsignedUpload} from '../store/uploads.js'
+import {packRids} from '../merge/fixtures.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -44,11 +46,13 @@ interface Case {
   status: number
   prepare?: () => Promise<unknown>
   files?: () => string[]
+  /** Applied to stdout and stderr before they are compared (a clock reading). */
+  normalize?: (text: string) => string
 }
 
 /** Runs each case on the direct path and through oclif: the same stdout, stderr, exit status and files. */
 function givesWhatOclifGives(cases: readonly Case[]): void {
-  for (const {name, args, env, status, prepare, files} of cases) {
+  for (const {name, args, env, status, prepare, files, normalize = (text: string) => text} of cases) {
     it(`gives what oclif gives: ${name} (exit ${status})`, async () => {
       const options = {cwd: dir, env: env ?? {}}
       const written = async () => Promise.all((files?.() ?? []).map((file) => readFile(file).catch(() => null)))
@@ -58,7 +62,8 @@ function givesWhatOclifGives(cases: readonly Case[]): void {
       await prepare?.()
       const throughOclif = await runCli(args(), options)
       assert.ok(direct !== undefined, 'the direct path handed the command line to oclif')
-      assert.deepEqual(direct, throughOclif)
+      const normalized = ({stdout, stderr, ...rest}: CliResult) => ({...rest, stdout: normalize(stdout), stderr: normalize(stderr)})
+      assert.deepEqual(normalized(direct), normalized(throughOclif))
       assert.deepEqual(directFiles, await written())
       assert.equal(direct.status, status, direct.stderr)
     })
@@ -120,12 +125,18 @@ describe('the direct path: svc-plugin validate without oclif', () => {
     ['--manifest', fixture('broken-plugin', 'manifest.json')], ['-d', fixture('example-plugin')], ['--artifact', 'signed.svcPlugin'], ['--json'], ['-q'], ['--no-color'],
     ['--rid', 'linux-musl-x64'], ['--host-version', '0.1.0'], ['--root', '.'], ['--format', 'text'], ['--level=package'], ['--'], ['-h'], ['--json=1'],
   ], {GITHUB_ACTIONS: 'true'})
+  givesWhatOclifGives([
+    {name: '--format sarif', args: () => ['validate', fixture('broken-plugin'), '--format', 'sarif', '--root', repoRoot], status: 1},
+    {name: '--format GitLab, in another case', args: () => ['validate', fixture('broken-plugin'), '--format', 'GitLab', '--root', repoRoot], status: 1},
+    {name: '-f junit', args: () => ['validate', fixture('example-plugin'), '-f', 'junit'], status: 0},
+    {name: '--level package', args: () => ['validate', fixture('example-plugin'), '--level', 'package'], status: 0},
+    {name: '-l publication with --json', args: () => ['validate', fixture('example-plugin'), '-l', 'publication', '--json'], status: 0},
+    {name: '--json with --format text', args: () => ['validate', fixture('example-plugin'), '--json', '--format', 'text'], status: 2},
+    {name: '--format json and a missing path', args: () => ['validate', at('nothing-here'), '--format', 'json'], status: 3},
+  ])
   handsOver([
-    {name: '--format sarif', args: () => ['validate', fixture('example-plugin'), '--format', 'sarif']},
-    {name: '--level package', args: () => ['validate', fixture('example-plugin'), '--level', 'package']},
-    {name: '-l package', args: () => ['validate', fixture('example-plugin'), '-l', 'package']},
-    {name: '--protocol 1-3', args: () => ['validate', fixture('example-plugin'), '--protocol', '1-3']},
-    {name: '--json with --format text', args: () => ['validate', fixture('example-plugin'), '--json', '--format', 'text']},
+    {name: '--protocol 1-3, a range the command parses', args: () => ['validate', fixture('example-plugin'), '--protocol', '1-3']},
+    {name: '--format with a word not on its list', args: () => ['validate', fixture('example-plugin'), '--format', 'xml']},
   ])
 })
 
@@ -154,9 +165,11 @@ describe('the direct path: svc-plugin pack without oclif', () => {
     {name: 'a plugin with a secret, with --json', args: () => ['pack', at('secret-plugin'), '--output', output(), '--json'], status: 1, prepare: secretPlugin, files: () => [output()]},
     {name: 'the working folder, which holds no manifest.json', args: () => ['pack', '--output', output()], status: 3, prepare: clean, files: () => [output()]},
   ])
+  givesWhatOclifGives([
+    {name: '--level publication', args: () => ['pack', fixture('example-plugin'), '--level', 'publication', '--output', output()], status: 0, prepare: clean, files: () => [output()]},
+  ])
   handsOver([
-    {name: '--level publication', args: () => ['pack', fixture('example-plugin'), '--level', 'publication', '--output', output()]},
-    {name: '--allow-secret', args: () => ['pack', fixture('example-plugin'), '--allow-secret', '.npmrc', '--output', output()]},
+    {name: '--allow-secret, which takes several values', args: () => ['pack', fixture('example-plugin'), '--allow-secret', '.npmrc', '--output', output()]},
   ])
 })
 
@@ -170,6 +183,61 @@ describe('the direct path: svc-plugin inspect without oclif', () => {
     {name: 'a missing subject', args: () => ['inspect', at('missing.svcPlugin')], status: 3},
   ])
   handsOver([{name: 'no subject (required)', args: () => ['inspect']}])
+})
+
+describe('the direct path: the other commands without oclif', () => {
+  const dataRoot = () => at('data')
+  const installed = async () => {
+    await rm(dataRoot(), {recursive: true, force: true})
+    const result = await runCli(['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--trust', at('trust.json'), '--rid', 'win-x64'])
+    assert.equal(result.status, 0, result.stderr)
+  }
+  const fresh = (...names: string[]) => async () => Promise.all(names.map((name) => rm(at(name), {recursive: true, force: true})))
+  const signingFiles = (...more: string[]) => ['--private-key', at('publisher', 'publisher.key'), '--certificate', at('publisher', 'certificate.json'), '--certificate-signature', at('publisher', 'certificate.sig'), ...more]
+  // The signing time is the clock's second; a run in the next second differs only there.
+  const signedAt = (text: string) => text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, '<time>')
+
+  before(async () => {
+    await mkdir(at('publisher'), {recursive: true})
+    const keys = await runCli(['keygen', '--output', at('publisher'), '--name', 'publisher'])
+    assert.equal(keys.status, 0, keys.stderr)
+    const issued = await runCli(['cert', 'issue', '--root-key', at('root.key'), '--root-key-id', 'root_direct', '--subject-public-key', at('publisher', 'publisher.pub'), '--subject-kind', 'organization', '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--not-after', '2099-01-01T00:00:00Z', '--output', at('publisher')])
+    assert.equal(issued.status, 0, issued.stderr)
+    win = await packRids(dir, ['win-x64'])
+    linux = await packRids(dir, ['linux-x64'])
+  })
+  let win: string
+  let linux: string
+
+  givesWhatOclifGives([
+    {name: 'schema', args: () => ['schema'], status: 0},
+    {name: 'sign', args: () => ['sign', at('unsigned.svcPlugin'), ...signingFiles('--output', at('signed-again.svcPlugin'))], status: 0, prepare: fresh('signed-again.svcPlugin'), normalize: signedAt},
+    {name: 'sign with --json', args: () => ['sign', at('unsigned.svcPlugin'), ...signingFiles('-o', at('signed-again.svcPlugin'), '--json')], status: 0, prepare: fresh('signed-again.svcPlugin'), normalize: signedAt},
+    {name: 'sign of a signed artifact', args: () => ['sign', at('signed.svcPlugin'), ...signingFiles('--output', at('signed-again.svcPlugin'))], status: 1, prepare: fresh('signed-again.svcPlugin'), files: () => [at('signed-again.svcPlugin')]},
+    {name: 'sign without its key file', args: () => ['sign', at('unsigned.svcPlugin'), '--private-key', at('nothing.key'), '--certificate', at('publisher', 'certificate.json'), '--certificate-signature', at('publisher', 'certificate.sig'), '--output', at('signed-again.svcPlugin')], status: 3, prepare: fresh('signed-again.svcPlugin')},
+    {name: 'merge', args: () => ['merge', win, linux, '--output', at('merged.svcPlugin')], status: 0, prepare: fresh('merged.svcPlugin'), files: () => [at('merged.svcPlugin')]},
+    {name: 'merge with --json', args: () => ['merge', linux, win, '-o', at('merged.svcPlugin'), '--json'], status: 0, prepare: fresh('merged.svcPlugin'), files: () => [at('merged.svcPlugin')]},
+    {name: 'merge of one artifact', args: () => ['merge', win, '--output', at('merged.svcPlugin')], status: 2, prepare: fresh('merged.svcPlugin')},
+    {name: 'merge of an artifact with itself, with --json', args: () => ['merge', win, win, '--output', at('merged.svcPlugin'), '--json'], status: 1, prepare: fresh('merged.svcPlugin')},
+    {name: 'init', args: () => ['init', at('new-plugin'), '--id', 'com.example.new', '--rid', 'linux-x64'], status: 0, prepare: fresh('new-plugin'), files: () => [at('new-plugin', 'manifest.json')]},
+    {name: 'init of a folder that has a manifest', args: () => ['init', fixture('example-plugin'), '--json'], status: 2},
+    {name: 'keygen into a file that is not a folder', args: () => ['keygen', '--output', at('trust.json')], status: 5},
+    {name: 'cert root into a file that is not a folder', args: () => ['cert', 'root', '--output', at('trust.json'), '--root-key-id', 'root_other'], status: 5},
+    {name: 'cert issue, named by its id, with a validity that ends before it starts', args: () => ['cert:issue', '--root-key', at('root.key'), '--root-key-id', 'root_direct', '--subject-public-key', at('publisher', 'publisher.pub'), '--subject-kind', 'Organization', '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--not-before', '2030-01-01T00:00:00Z', '--not-after', '2029-01-01T00:00:00Z', '--output', at('issued')], status: 2, prepare: fresh('issued')},
+    {name: 'cert issue of a kind and usage that do not go together', args: () => ['cert', 'issue', '--root-key', at('root.key'), '--root-key-id', 'root_direct', '--subject-public-key', at('publisher', 'publisher.pub'), '--subject-kind', 'organization', '--usage', 'registry', '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--not-after', '2099-01-01T00:00:00Z', '--output', at('issued'), '--json'], status: 2, prepare: fresh('issued'), files: () => [at('issued', 'certificate.json')]},
+    {name: 'cert revoke', args: () => ['cert', 'revoke', '--list', at('revoked', 'revocations.json'), '--root-key', at('root.key'), '--root-key-id', 'root_direct', '--reason', 'Superseded', '--certificate-id', `cert_${'1'.repeat(32)}`, '--revoked-at', '2024-01-01T00:00:00Z', '--next-update', '2099-01-01T00:00:00Z'], status: 0, prepare: fresh('revoked'), files: () => [at('revoked', 'revocations.json')], normalize: signedAt},
+    {name: 'store verify', args: () => ['store', 'verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--account-name', 'Example Labs'], status: 1},
+    {name: 'store verify with --json', args: () => ['store', 'verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--account-name', 'Example Labs', '--json'], status: 1},
+    {name: 'list', args: () => ['list', '--data-root', dataRoot()], status: 0, prepare: installed},
+    {name: 'list with --json', args: () => ['list', '--data-root', dataRoot(), '--json'], status: 0, prepare: installed},
+    {name: 'activate the active version', args: () => ['activate', 'com.example.weather-station', '1.4.2', '--data-root', dataRoot()], status: 0, prepare: installed},
+    {name: 'activate a version that is not installed', args: () => ['activate', 'com.example.weather-station', '9.9.9', '--data-root', dataRoot(), '--json'], status: 1, prepare: installed},
+    {name: 'uninstall with --purge', args: () => ['uninstall', 'com.example.weather-station', '--data-root', dataRoot(), '--purge'], status: 0, prepare: installed, files: () => [path.join(dataRoot(), 'plugins', 'com.example.weather-station', 'current.json')]},
+  ])
+  handsOver([
+    {name: 'store verify with --published, which takes several values', args: () => ['store', 'verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--account-name', 'Example Labs', '--published', '1.0.0']},
+    {name: 'uninstall with --no-such-flag', args: () => ['uninstall', 'x', '--data-root', dataRoot(), '--no-such-flag']},
+  ])
 })
 
 describe('the direct path: svc-plugin verify without oclif', () => {
@@ -211,7 +279,7 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     {name: 'the required --trust missing', args: () => ['verify', at('signed.svcPlugin')]},
     {name: '--installed, which depends on --data-root', args: () => ['verify', '--installed', 'com.example.x', '--trust', at('trust.json'), '--data-root', dir]},
     {name: 'SVC_PLUGIN_DEBUG', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json')], env: {SVC_PLUGIN_DEBUG: '1'}},
-    {name: 'a command without an action', args: () => ['list', '--data-root', dir]},
+    {name: 'install, whose defaults the command parses itself', args: () => ['install', at('signed.svcPlugin'), '--data-root', at('data'), '--trust', at('trust.json')]},
     {name: 'the command in another case', args: () => ['VERIFY', at('signed.svcPlugin'), '--trust', at('trust.json')]},
     {name: 'no command', args: () => []},
   ])
@@ -243,6 +311,10 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     assert.ok(handedOver.urls.some((url) => url.endsWith('/dist/cli/commands/verify.js')), handedOver.urls.join('\n'))
   })
 
+  it('runs every command but help and install', () => {
+    assert.deepEqual([...directCommandIds].sort(), Object.keys(COMMANDS).filter((id) => id !== 'help' && id !== 'install').sort())
+  })
+
   it('reads the flags of verify from the manifest the build wrote', () => {
     const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, ManifestCommand>}
     assert.deepEqual(Object.keys(manifest.commands.verify?.flags ?? {}).sort(), ['allow-stale-revocations', 'data-root', 'installed', 'json', 'no-color', 'quiet', 'revocations', 'trust', 'version'])
@@ -257,7 +329,8 @@ describe('parsePlainCommandLine', () => {
       loud: {type: 'boolean', default: false},
       strict: {type: 'boolean', env: 'DIRECT_TEST_STRICT'},
       mode: {type: 'option', options: ['a', 'b']},
-      format: {type: 'option', custom: true},
+      range: {type: 'option', custom: true},
+      format: {type: 'option', choices: ['json', 'sarif']},
       output: {type: 'option', required: true},
     },
     args: {input: {}},
@@ -284,9 +357,14 @@ describe('parsePlainCommandLine', () => {
       delete process.env.DIRECT_TEST_STRICT
     }
     assert.equal(parsePlainCommandLine(['--output', 'o', '--mode', 'a'], command), undefined)
-    assert.equal(parsePlainCommandLine(['--output', 'o', '--format', 'SARIF'], command), undefined)
+    assert.equal(parsePlainCommandLine(['--output', 'o', '--range', '1-3'], command), undefined)
+    assert.equal(parsePlainCommandLine(['--output', 'o', '--format', 'xml'], command), undefined)
     assert.equal(parsePlainCommandLine(['in.txt'], command), undefined)
     assert.equal(parsePlainCommandLine(['--output', 'o', 'one', 'two'], command), undefined)
+  })
+
+  it('gives a word of a word list in its listed spelling, as oclif does', () => {
+    assert.equal(parsePlainCommandLine(['--output', 'o', '--format', ' SARIF '], command)?.flags.format, 'sarif')
   })
 
   it('gives an argument its default when absent, and leaves a value the command parses itself to oclif', () => {

@@ -1,0 +1,18 @@
+import {activate} from '../../src/index.js'
+import {ExitCode} from '../exit-codes.js'
+import type {ActionContext} from './action.js'
+
+/** The arguments and flags of `svc-plugin activate`, as parsed (by oclif, or by the direct path). */
+export interface ActivateInput {
+  readonly args: {readonly id: string; readonly version: string}
+  readonly flags: {readonly 'data-root': string; readonly json: boolean}
+}
+
+/** `svc-plugin activate`: makes an installed version the active one. */
+export async function activateCommand({args: {id, version}, flags}: ActivateInput, {output}: ActionContext): Promise<ExitCode> {
+  const result = await activate(flags['data-root'], id, version)
+  if (flags.json) output.outJson(result)
+  else if (result.previousVersion === result.version) output.out(`${result.id} ${result.version} is already the active version; nothing changed.`)
+  else output.out(`Activated ${result.id} ${result.version} (${result.previousVersion === null ? 'none was active' : `was ${result.previousVersion}`})`)
+  return ExitCode.success
+}

@@ -1,0 +1,72 @@
+import {install, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
+import {ExitCode} from '../exit-codes.js'
+import {warningProblem} from '../json-result.js'
+import {formatBytes, progressBar} from '../progress.js'
+import type {ActionContext} from './action.js'
+
+/** Artifacts at least this large get a progress bar (when stderr is a terminal). */
+const progressThresholdBytes = 64 * 1024 * 1024
+
+/** The arguments and flags of `svc-plugin install`, as parsed by oclif. */
+export interface InstallInput {
+  readonly args: {readonly artifact: string}
+  readonly flags: {
+    readonly 'data-root': string
+    readonly rid?: string | undefined
+    readonly 'host-version'?: string | undefined
+    readonly protocol: {readonly minimum: number; readonly maximum: number}
+    readonly trust?: string | undefined
+    readonly 'allow-unsigned': boolean
+    readonly revocations?: string | undefined
+    readonly 'allow-stale-revocations': boolean
+    readonly 'expect-id'?: string | undefined
+    readonly 'expect-version'?: string | undefined
+    readonly 'expect-sha256'?: string | undefined
+    readonly force: boolean
+    readonly activate: boolean
+    readonly retain: number
+    readonly json: boolean
+    readonly quiet: boolean
+  }
+}
+
+/** `svc-plugin install`: the library `install` behind flags, with a progress bar for a large artifact. */
+export async function installCommand({args: {artifact}, flags}: InstallInput, {output}: ActionContext): Promise<ExitCode> {
+  const {rid, protocol, trust, revocations, force, activate, retain, json, quiet} = flags
+  const hostVersion = flags['host-version']
+  const expectId = flags['expect-id']
+  const expectVersion = flags['expect-version']
+  const expectSha256 = flags['expect-sha256']
+  const bar = progressBar('install', !json && !quiet)
+  const result = await install(artifact, {
+    dataRoot: flags['data-root'],
+    ...(rid === undefined ? {} : {hostRid: rid}),
+    ...(hostVersion === undefined ? {} : {hostVersion}),
+    protocol,
+    ...(trust === undefined ? {} : {trust: await readTrustStore(trust)}),
+    allowUnsigned: flags['allow-unsigned'],
+    ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
+    allowStaleRevocations: flags['allow-stale-revocations'],
+    ...(expectId === undefined ? {} : {expectId}),
+    ...(expectVersion === undefined ? {} : {expectVersion}),
+    ...(expectSha256 === undefined ? {} : {expectSha256}),
+    force,
+    activate,
+    retain,
+    onProgress: ({step, bytesDone, bytesTotal}) => {
+      if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatBytes(bytesDone))
+    },
+  }).finally(() => bar.finish())
+  if (json) {
+    output.outJson({...result, warnings: result.warnings.map(warningProblem)})
+    return ExitCode.success
+  }
+  for (const item of result.warnings) output.note(warningLine(item))
+  output.out(`Installed ${result.id} ${result.version} (${result.verdict}${result.activated ? '' : ', not activated'}) -> ${result.directory}`)
+  return ExitCode.success
+}
+
+/** One warning line for stderr. */
+function warningLine(item: InstallWarning): string {
+  return `warning ${item.code}: ${item.message}${item.blocking ? ' (blocks auto-start)' : ''}`
+}

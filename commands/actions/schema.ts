@@ -1,0 +1,9 @@
+import {manifestSchemaText} from '../../src/index.js'
+import {ExitCode} from '../exit-codes.js'
+import {io} from '../io.js'
+
+/** `svc-plugin schema`: prints the manifest schema, exactly the file's bytes (no newline added, no re-serialisation). */
+export async function schemaCommand(): Promise<ExitCode> {
+  io.stdout.write(manifestSchemaText())
+  return ExitCode.success
+}

@@ -1,0 +1,39 @@
+import {signArtifactFiles} from '../../src/index.js'
+import {ExitCode} from '../exit-codes.js'
+import type {ActionContext} from './action.js'
+
+/** The arguments and flags of `svc-plugin sign`, as parsed (by oclif, or by the direct path). */
+export interface SignInput {
+  readonly args: {readonly artifact: string}
+  readonly flags: {
+    readonly 'private-key': string
+    readonly certificate: string
+    readonly 'certificate-signature': string
+    readonly 'issuer-certificate'?: string | undefined
+    readonly 'issuer-signature'?: string | undefined
+    readonly output: string
+    readonly json: boolean
+  }
+}
+
+/** `svc-plugin sign`: signs a packed artifact into a new file. */
+export async function signCommand({args: {artifact}, flags}: SignInput, {output}: ActionContext): Promise<ExitCode> {
+  const {
+    output: file,
+    json,
+    'private-key': privateKeyFile,
+    certificate: certificateFile,
+    'certificate-signature': certificateSignatureFile,
+    'issuer-certificate': issuerCertificateFile,
+    'issuer-signature': issuerSignatureFile,
+  } = flags
+  const result = await signArtifactFiles({artifact, output: file, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
+  if (json) {
+    // The digest is written sha256:<hex> here as in pack and inspect.
+    const {output: path, artifactDigest, ...rest} = result
+    output.outJson({path, ...rest, artifactDigest: `sha256:${artifactDigest}`})
+  } else {
+    output.out(`Signed ${artifact} -> ${result.output} with certificate ${result.certificateId} at ${result.signedAt}.`)
+  }
+  return ExitCode.success
+}
