@@ -1,20 +1,20 @@
 import {readFileSync} from 'node:fs'
 import type {Action, ActionInput} from './actions/action.js'
-import {matchChoice} from './choices.js'
 import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
 import {reportThrown, reportUsage, UsageError} from './failure.js'
+import {readFlagValue, type FlagValue} from './flag-values.js'
 import {CommandOutput} from './output.js'
 
 /**
  * The direct path: a command runs its action (commands/actions/) without loading oclif when its command line
- * is plain — known flags given once each as `--name value`, `--name=value` or `-c value`, no help, no flag
- * that depends on or excludes another or whose value the command parses itself (a word of a word list is
- * matched as oclif matches it). Anything else goes to oclif, which parses it and reports what is wrong the
- * one way the command line does; so do `help`, which is oclif's, and `install`, whose `--protocol` and
- * `--retain` always take a default the command parses. The
- * flags are read from `oclif.manifest.json`, which the build writes from the command classes, so they are
- * defined once; loading oclif costs more than the rest of a `verify` of a small artifact.
+ * is plain: known flags given once each as `--name value`, `--name=value`, `-c value` or `--no-name`, no
+ * help, no flag that depends on or excludes another or whose value the command parses with a function of
+ * its own (a word list, a range or a count is read by the function oclif's parser uses,
+ * commands/flag-values.ts). Anything else goes to oclif, which parses it and reports what is wrong the one
+ * way the command line does; so does `help`, which is oclif's. The flags are read from `oclif.manifest.json`,
+ * which the build writes from the command classes, so they are defined once; loading oclif costs more than
+ * the rest of a `verify` of a small artifact.
  */
 const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
   validate: async () => (await import('./actions/validate.js')).validateCommand,
@@ -33,6 +33,7 @@ const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
   list: async () => (await import('./actions/list.js')).listCommand,
   activate: async () => (await import('./actions/activate.js')).activateCommand,
   uninstall: async () => (await import('./actions/uninstall.js')).uninstallCommand,
+  install: async () => (await import('./actions/install.js')).installCommand,
 }
 
 /** The commands the direct path can run (`cert:root` is `svc-plugin cert root`). */
@@ -41,10 +42,12 @@ export const directCommandIds: readonly string[] = Object.keys(actions)
 /** A flag as the manifest describes it (the fields the direct path reads). */
 interface ManifestFlag {
   readonly type: 'boolean' | 'option'
-  /** The build marks a flag whose value oclif parses with the command's own function (a range, an integer). */
+  /** The build marks a flag whose value the command parses with a function of its own. */
   readonly custom?: boolean
-  /** The words of a word-list flag (commands/flags.ts `choiceFlag`), matched by {@link matchChoice}. */
-  readonly choices?: readonly string[]
+  /** How the value is read when a function of commands/flag-values.ts reads it (a word list, a range, a count). */
+  readonly valueKind?: FlagValue
+  /** The default the command gets for such a flag (`default` is what help shows). */
+  readonly valueDefault?: unknown
   readonly char?: string
   readonly env?: string
   readonly required?: boolean
@@ -133,32 +136,37 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
     }
     const long = token.startsWith('--')
     const equals = long ? token.indexOf('=') : -1
-    const name = long ? token.slice(2, equals === -1 ? undefined : equals) : token.length === 2 ? byChar.get(token.slice(1)) : undefined
+    let name = long ? token.slice(2, equals === -1 ? undefined : equals) : token.length === 2 ? byChar.get(token.slice(1)) : undefined
+    // `--no-activate` turns off a boolean flag that allows it (a flag named `no-color` is itself).
+    const negated = name !== undefined && long && !Object.hasOwn(command.flags, name) && name.startsWith('no-') && command.flags[name.slice(3)]?.allowNo === true
+    if (negated) name = (name as string).slice(3)
     if (name === undefined || !Object.hasOwn(command.flags, name) || given.has(name)) return undefined
     const flag = command.flags[name] as ManifestFlag
     if (flag.type === 'boolean') {
       if (equals !== -1) return undefined
-      given.set(name, true)
+      given.set(name, !negated)
     } else {
       const value = equals === -1 ? argv[++index] : token.slice(equals + 1)
       if (value === undefined || value === '' || value.startsWith('-')) return undefined
       given.set(name, value)
     }
   }
-  const flags: Record<string, string | boolean | undefined> = {}
+  const flags: Record<string, unknown> = {}
   for (const [name, flag] of Object.entries(command.flags)) {
     const fromEnvironment = flag.env === undefined ? undefined : process.env[flag.env]
     const value = given.get(name) ?? (fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment)
     if (value !== undefined) {
       if (!isPlain(flag) || (flag.type === 'boolean' && typeof value !== 'boolean')) return undefined
-      const word = flag.choices === undefined || typeof value !== 'string' ? value : matchChoice(flag.choices, value)
-      if (word === undefined) return undefined
-      flags[name] = word
+      const read = flag.valueKind === undefined || typeof value !== 'string' ? value : readFlagValue(flag.valueKind, value)
+      if (read === undefined) return undefined
+      flags[name] = read
     } else if (flag.required === true) {
       return undefined
+    } else if (flag.valueKind !== undefined && flag.valueDefault !== undefined) {
+      flags[name] = flag.valueDefault
     } else if (flag.default !== undefined) {
-      if (typeof flag.default !== (flag.type === 'boolean' ? 'boolean' : 'string')) return undefined
-      flags[name] = flag.default as string | boolean
+      if (flag.custom === true || typeof flag.default !== (flag.type === 'boolean' ? 'boolean' : 'string')) return undefined
+      flags[name] = flag.default
     }
   }
   const argumentSpecs = Object.entries(command.args)
@@ -185,7 +193,6 @@ function isPlain(flag: ManifestFlag): boolean {
     flag.custom !== true &&
     flag.multiple !== true &&
     flag.options === undefined &&
-    flag.allowNo !== true &&
     flag.deprecated === undefined &&
     (flag.aliases ?? []).length === 0 &&
     (flag.charAliases ?? []).length === 0 &&

@@ -52,6 +52,19 @@ export function exitOnFailure(error: unknown): void {
 export class UsageError extends Error {}
 
 /**
+ * A library refusal with advice that depends on the command line (the flag that was not given), thrown by
+ * an action instead of the refusal itself; it is reported as the refusal with this advice.
+ */
+export class AdvisedRefusal extends Error {
+  constructor(
+    readonly refusal: SvcPluginError,
+    readonly advice: string,
+  ) {
+    super(refusal.message, {cause: refusal})
+  }
+}
+
+/**
  * Reports a command line that cannot be acted on: `error usage: <message>` (the parser's message on one line)
  * and where to read the command's help; the caller exits with {@link ExitCode.usage}.
  */
@@ -62,12 +75,14 @@ export function reportUsage(commandId: string | undefined, message: string, json
 
 /**
  * Reports what a command threw and gives the status to exit with: a library refusal keeps its code, its
- * details and its exit status, and gets the command's advice (the flag that overrides it); anything else is
+ * details and its exit status, and gets the command's advice (the flag that overrides it, or the advice of
+ * an {@link AdvisedRefusal}); anything else is
  * `internal` (exit 70), with the stack only when SVC_PLUGIN_DEBUG=1 asks for it.
  */
-export function reportThrown(error: unknown, options: {json: boolean; adviceFor: (error: SvcPluginError) => string | undefined}): ExitCode {
+export function reportThrown(thrown: unknown, options: {json: boolean; adviceFor: (error: SvcPluginError) => string | undefined}): ExitCode {
+  const error = thrown instanceof AdvisedRefusal ? thrown.refusal : thrown
   if (isSvcPluginError(error)) {
-    const advice = options.adviceFor(error)
+    const advice = thrown instanceof AdvisedRefusal ? thrown.advice : options.adviceFor(error)
     const message = advice === undefined ? error.message : `${error.message} ${advice}`
     reportFailure({code: error.code, message, json: options.json, details: error.details})
     return exitCodeFor(error)

@@ -1,23 +1,26 @@
 import {Flags} from '@oclif/core'
-import {matchChoice} from './choices.js'
+import {environmentVariables} from './environment-variables.js'
+import {matchChoice, parseCount, parseProtocolRange, type FlagValue} from './flag-values.js'
 
-/** `--protocol 1-3` (or `2`): the protocol majors a host serves. */
+/**
+ * `--protocol 1-3` (or `2`): the protocol majors a host serves. Like every flag here whose value is read by
+ * a function of commands/flag-values.ts, it carries `valueKind`, which the build copies into the manifest so
+ * that the direct path reads the value the same way.
+ */
 export const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
   description: 'Protocol majors the host serves, as MIN-MAX or one number.',
   helpValue: '<min-max>',
   async parse(input) {
-    const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(input)
-    const minimum = Number(match?.[1])
-    const maximum = Number(match?.[2] ?? match?.[1])
-    if (match === null || minimum < 1 || maximum < minimum) throw new Error(`--protocol expects MIN-MAX with 1 <= MIN <= MAX, not ${JSON.stringify(input)}.`)
-    return {minimum, maximum}
+    const range = parseProtocolRange(input)
+    if (range === undefined) throw new Error(`--protocol expects MIN-MAX with 1 <= MIN <= MAX, not ${JSON.stringify(input)}.`)
+    return range
   },
+  ...valueKind({value: 'protocol-range'}),
 })
 
 /**
  * A flag taking one of a fixed list of words, matched without regard to case (`--format JSON` is
- * `--format json`); the value the command sees is always the listed spelling. The flag carries its words
- * (`choices`), which the build copies into the manifest for the direct path.
+ * `--format json`); the value the command sees is always the listed spelling.
  */
 export function choiceFlag<const T extends string>(choices: readonly T[]) {
   const parse = async (input: string, _context: unknown, flag: {name: string}): Promise<T> => {
@@ -26,19 +29,23 @@ export function choiceFlag<const T extends string>(choices: readonly T[]) {
     return value
   }
   // The parser's declared type is generic over arrays too; this flag is never `multiple`.
-  const definition = {helpValue: `<${choices.join('|')}>`, parse: parse as never, choices}
-  return Flags.custom<T>(definition)
+  return Flags.custom<T>({helpValue: `<${choices.join('|')}>`, parse: parse as never, ...valueKind({choices})})
 }
 
-/**
- * The environment variables a host's scripts can set instead of repeating a flag on every command. A flag
- * given on the command line always wins over its variable.
- */
-export const environmentVariables = {
-  'data-root': 'SVC_PLUGIN_DATA_ROOT',
-  trust: 'SVC_PLUGIN_TRUST',
-  revocations: 'SVC_PLUGIN_REVOCATIONS',
-} as const
+/** A flag taking a whole number of at least `minimum` (`--retain 2`). */
+export function countFlag(minimum: number) {
+  const parse = async (input: string, _context: unknown, flag: {name: string}): Promise<number> => {
+    const value = parseCount(input, minimum)
+    if (value === undefined) throw new Error(`Expected --${flag.name} to be a whole number of at least ${minimum}, not ${JSON.stringify(input)}.`)
+    return value
+  }
+  return Flags.custom<number>({helpValue: '<n>', parse: parse as never, ...valueKind({value: 'count', minimum})})
+}
+
+/** The `valueKind` a flag definition carries (not a property oclif knows, hence the cast). */
+function valueKind(kind: FlagValue): object {
+  return {valueKind: kind}
+}
 
 /** The shared part of `--data-root <dir>` (or SVC_PLUGIN_DATA_ROOT): spread into `Flags.string`. */
 export const dataRootOptions = {helpValue: '<dir>', env: environmentVariables['data-root']} as const

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {installCommand} from './actions/install.js'
 import {BaseCommand} from './base.js'
-import {dataRootOptions, environmentVariables, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
-import type {SvcPluginError} from '../src/index.js'
+import {countFlag, dataRootOptions, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
 
 /** `svc-plugin install <artifact>`: the library `install` behind flags. */
 export default class Install extends BaseCommand<typeof Install> {
@@ -45,15 +44,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     'expect-sha256': Flags.string({description: 'Refuse (artifact-digest-mismatch) unless the artifact file has this SHA-256, as the store published it.', helpValue: '<hex>'}),
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
-    retain: Flags.integer({description: 'Inactive versions to keep beyond the active and the previous one.', default: 1, min: 0}),
-  }
-
-  /** A signed artifact refused for want of a trust store says where one comes from. */
-  protected override adviceFor(error: SvcPluginError): string | undefined {
-    if (error.code === 'signature-untrusted' && this.flags?.trust === undefined) {
-      return `A signed artifact is installed only against a trust store: pass --trust <file> (or set ${environmentVariables.trust}).`
-    }
-    return super.adviceFor(error)
+    retain: countFlag(0)({description: 'Inactive versions to keep beyond the active and the previous one.', default: 1}),
   }
 
   async run(): Promise<void> {

@@ -77,26 +77,30 @@ if (manifest === undefined) throw new Error('bundle-cli: the command line did no
 const ids = Object.keys(manifest.commands).sort()
 const expected = Object.keys(COMMANDS).sort()
 if (ids.join() !== expected.join()) throw new Error(`bundle-cli: the bundle holds commands ${ids.join(', ')}, expected ${expected.join(', ')}`)
-markCustomFlags(manifest)
+describeFlagValues(manifest)
 writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
 process.stderr.write(`bundled the command line into ${path.relative(process.cwd(), outdir)} (${ids.length} commands)\n`)
 
 /**
- * Marks `custom: true` on every flag and argument of the manifest whose value the command parses with its
- * own function (a range, an integer): the manifest does not carry the function, so the direct path
- * (commands/direct.ts), which reads the command line's shape from the manifest, leaves such a value to
- * oclif. A word-list flag gets its words (`choices`) instead, which the direct path matches as oclif does.
+ * Copies into the manifest the `valueKind` of each flag whose value is read by a function of
+ * commands/flag-values.ts (a word list, a protocol range, a count), which the direct path (commands/direct.ts)
+ * applies as oclif's parser does; and marks `custom: true` on any other flag or argument whose value the
+ * command parses with its own function, which the direct path leaves to oclif.
  */
-function markCustomFlags(computed: Interfaces.Manifest): void {
+function describeFlagValues(computed: Interfaces.Manifest): void {
   const plainParse = {option: String(Flags.string().parse), boolean: String(Flags.boolean().parse), argument: String(Args.string().parse)}
   for (const [id, command] of Object.entries(COMMANDS)) {
     const manifestCommand = computed.commands[id]
     if (manifestCommand === undefined) continue
-    const flags: Record<string, {parse?: unknown; choices?: unknown}> = {...(command as {baseFlags?: object}).baseFlags, ...command.flags}
+    const flags: Record<string, {parse?: unknown; valueKind?: unknown; default?: unknown}> = {...(command as {baseFlags?: object}).baseFlags, ...command.flags}
     for (const [name, flag] of Object.entries(manifestCommand.flags)) {
-      const {parse, choices} = flags[name] ?? {}
-      if (Array.isArray(choices)) (flag as {choices?: unknown}).choices = choices
-      else if (parse !== undefined && String(parse) !== plainParse[flag.type]) (flag as {custom?: boolean}).custom = true
+      const {parse, valueKind, default: value} = flags[name] ?? {}
+      if (valueKind !== undefined) {
+        // The manifest's own `default` is what help shows (`1-3`); the value the command gets is this one.
+        Object.assign(flag, {valueKind}, value === undefined || typeof value === 'function' ? {} : {valueDefault: value})
+      } else if (parse !== undefined && String(parse) !== plainParse[flag.type]) {
+        Object.assign(flag, {custom: true})
+      }
     }
     const args: Record<string, {parse?: unknown}> = command.args ?? {}
     for (const [name, arg] of Object.entries(manifestCommand.args)) {

@@ -1,5 +1,7 @@
-import {install, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
+import {install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
+import {AdvisedRefusal} from '../failure.js'
+import {environmentVariables} from '../environment-variables.js'
 import {warningProblem} from '../json-result.js'
 import {formatBytes, progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
@@ -7,7 +9,7 @@ import type {ActionContext} from './action.js'
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
 
-/** The arguments and flags of `svc-plugin install`, as parsed by oclif. */
+/** The arguments and flags of `svc-plugin install`, as parsed (by oclif, or by the direct path). */
 export interface InstallInput {
   readonly args: {readonly artifact: string}
   readonly flags: {
@@ -56,7 +58,15 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     onProgress: ({step, bytesDone, bytesTotal}) => {
       if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatBytes(bytesDone))
     },
-  }).finally(() => bar.finish())
+  })
+    .catch((error: unknown) => {
+      // A signed artifact refused for want of a trust store says where one comes from.
+      if (isSvcPluginError(error) && error.code === 'signature-untrusted' && trust === undefined) {
+        throw new AdvisedRefusal(error, `A signed artifact is installed only against a trust store: pass --trust <file> (or set ${environmentVariables.trust}).`)
+      }
+      throw error
+    })
+    .finally(() => bar.finish())
   if (json) {
     output.outJson({...result, warnings: result.warnings.map(warningProblem)})
     return ExitCode.success

@@ -134,8 +134,12 @@ describe('the direct path: svc-plugin validate without oclif', () => {
     {name: '--json with --format text', args: () => ['validate', fixture('example-plugin'), '--json', '--format', 'text'], status: 2},
     {name: '--format json and a missing path', args: () => ['validate', at('nothing-here'), '--format', 'json'], status: 3},
   ])
+  givesWhatOclifGives([
+    {name: '--protocol 4-5 with --json, a range read as oclif reads it', args: () => ['validate', fixture('example-plugin'), '--protocol', '4-5', '--json'], status: 1},
+    {name: '--protocol 2', args: () => ['validate', fixture('example-plugin'), '--protocol', '2'], status: 0},
+  ])
   handsOver([
-    {name: '--protocol 1-3, a range the command parses', args: () => ['validate', fixture('example-plugin'), '--protocol', '1-3']},
+    {name: '--protocol 3-1, which is no range', args: () => ['validate', fixture('example-plugin'), '--protocol', '3-1']},
     {name: '--format with a word not on its list', args: () => ['validate', fixture('example-plugin'), '--format', 'xml']},
   ])
 })
@@ -232,11 +236,21 @@ describe('the direct path: the other commands without oclif', () => {
     {name: 'list with --json', args: () => ['list', '--data-root', dataRoot(), '--json'], status: 0, prepare: installed},
     {name: 'activate the active version', args: () => ['activate', 'com.example.weather-station', '1.4.2', '--data-root', dataRoot()], status: 0, prepare: installed},
     {name: 'activate a version that is not installed', args: () => ['activate', 'com.example.weather-station', '9.9.9', '--data-root', dataRoot(), '--json'], status: 1, prepare: installed},
+    {name: 'install of a signed artifact', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--trust', at('trust.json'), '--rid', 'win-x64'], status: 0, prepare: fresh('data'), files: () => [path.join(dataRoot(), 'plugins', 'com.example.weather-station', 'current.json')]},
+    {name: 'install with --no-activate, --retain 0, --protocol 2 and --json', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '-t', at('trust.json'), '--rid', 'win-x64', '--no-activate', '--retain', '0', '--protocol', '2', '--json'], status: 0, prepare: fresh('data')},
+    {name: 'install of a signed artifact without a trust store (its advice names --trust)', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--rid', 'win-x64'], status: 1, prepare: fresh('data')},
+    {name: 'install of an unsigned artifact (its advice names --allow-unsigned)', args: () => ['install', at('unsigned.svcPlugin'), '--data-root', dataRoot(), '--rid', 'win-x64', '--json'], status: 1, prepare: fresh('data')},
+    {name: 'install of an installed version (its advice names --force)', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--trust', at('trust.json'), '--rid', 'win-x64'], status: 1, prepare: installed},
+    {name: 'install on a host of protocols 7 to 9', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--trust', at('trust.json'), '--rid', 'win-x64', '--protocol', ' 7 - 9 '], status: 0, prepare: fresh('data')},
     {name: 'uninstall with --purge', args: () => ['uninstall', 'com.example.weather-station', '--data-root', dataRoot(), '--purge'], status: 0, prepare: installed, files: () => [path.join(dataRoot(), 'plugins', 'com.example.weather-station', 'current.json')]},
   ])
   handsOver([
     {name: 'store verify with --published, which takes several values', args: () => ['store', 'verify', at('signed.svcPlugin'), '--trust', at('trust.json'), '--account-name', 'Example Labs', '--published', '1.0.0']},
     {name: 'uninstall with --no-such-flag', args: () => ['uninstall', 'x', '--data-root', dataRoot(), '--no-such-flag']},
+    {name: 'install with --retain -1', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--retain', '-1']},
+    {name: 'install with --retain of a word', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--retain', 'two']},
+    {name: 'install with a --protocol that is no range', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--protocol', '3-1']},
+    {name: 'install with --no-force, which force does not allow', args: () => ['install', at('signed.svcPlugin'), '--data-root', dataRoot(), '--no-force']},
   ])
 })
 
@@ -279,7 +293,7 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     {name: 'the required --trust missing', args: () => ['verify', at('signed.svcPlugin')]},
     {name: '--installed, which depends on --data-root', args: () => ['verify', '--installed', 'com.example.x', '--trust', at('trust.json'), '--data-root', dir]},
     {name: 'SVC_PLUGIN_DEBUG', args: () => ['verify', at('signed.svcPlugin'), '--trust', at('trust.json')], env: {SVC_PLUGIN_DEBUG: '1'}},
-    {name: 'install, whose defaults the command parses itself', args: () => ['install', at('signed.svcPlugin'), '--data-root', at('data'), '--trust', at('trust.json')]},
+    {name: 'help, which is oclif\'s', args: () => ['help', 'verify']},
     {name: 'the command in another case', args: () => ['VERIFY', at('signed.svcPlugin'), '--trust', at('trust.json')]},
     {name: 'no command', args: () => []},
   ])
@@ -311,8 +325,8 @@ describe('the direct path: svc-plugin verify without oclif', () => {
     assert.ok(handedOver.urls.some((url) => url.endsWith('/dist/cli/commands/verify.js')), handedOver.urls.join('\n'))
   })
 
-  it('runs every command but help and install', () => {
-    assert.deepEqual([...directCommandIds].sort(), Object.keys(COMMANDS).filter((id) => id !== 'help' && id !== 'install').sort())
+  it('runs every command but help', () => {
+    assert.deepEqual([...directCommandIds].sort(), Object.keys(COMMANDS).filter((id) => id !== 'help').sort())
   })
 
   it('reads the flags of verify from the manifest the build wrote', () => {
@@ -330,7 +344,7 @@ describe('parsePlainCommandLine', () => {
       strict: {type: 'boolean', env: 'DIRECT_TEST_STRICT'},
       mode: {type: 'option', options: ['a', 'b']},
       range: {type: 'option', custom: true},
-      format: {type: 'option', choices: ['json', 'sarif']},
+      format: {type: 'option', valueKind: {choices: ['json', 'sarif']}},
       output: {type: 'option', required: true},
     },
     args: {input: {}},
@@ -365,6 +379,22 @@ describe('parsePlainCommandLine', () => {
 
   it('gives a word of a word list in its listed spelling, as oclif does', () => {
     assert.equal(parsePlainCommandLine(['--output', 'o', '--format', ' SARIF '], command)?.flags.format, 'sarif')
+  })
+
+  it('reads a count and a range as oclif does, gives their defaults, and turns a flag off with --no-', () => {
+    const install: ManifestCommand = {
+      flags: {
+        activate: {type: 'boolean', allowNo: true, default: true},
+        retain: {type: 'option', valueKind: {value: 'count', minimum: 0}, valueDefault: 1, default: 1},
+        protocol: {type: 'option', valueKind: {value: 'protocol-range'}, valueDefault: {minimum: 1, maximum: 3}, default: '1-3'},
+      },
+      args: {},
+    }
+    assert.deepEqual(parsePlainCommandLine([], install)?.flags, {activate: true, retain: 1, protocol: {minimum: 1, maximum: 3}})
+    assert.deepEqual(parsePlainCommandLine(['--no-activate', '--retain', '0', '--protocol=2'], install)?.flags, {activate: false, retain: 0, protocol: {minimum: 2, maximum: 2}})
+    for (const wrong of [['--retain', '1.5'], ['--retain=-1'], ['--protocol', '0-2'], ['--protocol', 'x'], ['--no-retain'], ['--activate', '--no-activate']]) {
+      assert.equal(parsePlainCommandLine(wrong, install), undefined, wrong.join(' '))
+    }
   })
 
   it('gives an argument its default when absent, and leaves a value the command parses itself to oclif', () => {
