@@ -49,6 +49,9 @@ export function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFind
 /** Text gathered for one run of the credential rules: many small files cost one run, not one each. */
 const batchChars = 256 * 1024
 
+/** What starts every comment that tells the credential rules to ignore lines (`secretlint-disable`, `-enable`, `-disable-line`…). */
+const directivePrefix = 'secretlint-'
+
 interface BatchedFile {
   path: string
   /** Offset of the file's first character in the batch. */
@@ -85,6 +88,12 @@ export class SecretScanner {
     const pem = pemPrivateKey.exec(text) ?? puttyPrivateKey.exec(text)
     if (pem !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(text, pem.index)})
     else if (isOwnPrivateKeyFile(path, bytes)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
+    if (text.includes(directivePrefix)) {
+      // A `secretlint-disable` comment holds until the end of the text the rules are given: in a batch
+      // it would silence the files after this one. Such a file is judged alone, as if no other were read.
+      this.#start(text, [{path, start: 0, pem: pem !== null}])
+      return
+    }
     this.#files.push({path, start: this.#chars, pem: pem !== null})
     // Two newlines between files: no rule reads one file's last line as part of the next one's first.
     this.#batch.push(text, '\n\n')
@@ -119,6 +128,11 @@ export class SecretScanner {
     this.#batch = []
     this.#files = []
     this.#chars = 0
+    this.#start(text, files)
+  }
+
+  /** Starts a run of the credential rules over `text`, which holds `files`. */
+  #start(text: string, files: readonly BatchedFile[]): void {
     const run = this.#lint(text, files)
     // A failing run is reported by findings(); here it only stops taking room.
     const pending: Promise<void> = run.catch(() => undefined).finally(() => this.#pending.delete(pending))

@@ -8,6 +8,7 @@ import {SecretScanner, findSecrets, isEnvironmentFile} from '../../src/artifact/
 import {validateArtifact} from '../../src/artifact/validate-artifact.js'
 import {writeKeyPair} from '../../src/pki/keys.js'
 import {validatePath} from '../../src/validate/validate-path.js'
+import type {SecretFinding} from '../../src/manifest/content.js'
 import {tempDir} from '../helpers/cli.js'
 import {writeArtifact} from '../install/helpers/artifacts.js'
 
@@ -96,5 +97,20 @@ describe('finding secrets in a package', () => {
       (await scanner.findings()).map((found) => `${found.path}:${found.line} ${found.kind}`),
       ['last.js:1 credential', 'middle.npmrc:3 credential'],
     )
+  })
+
+  it("lets a file's secretlint-disable comment silence only that file, not the files read after it", async () => {
+    const files: [string, string][] = [
+      ['a/disables.js', `// secretlint-disable\n${fakeSecrets.githubToken}`],
+      ['b/next.js', fakeSecrets.githubToken],
+      ['c/last-line.js', 'x\n// secretlint-disable-next-line'],
+      ['d/after.npmrc', fakeSecrets.npmToken],
+    ]
+    const scanner = new SecretScanner()
+    for (const [name, content] of files) scanner.add(name, Buffer.from(content))
+    const where = (found: readonly SecretFinding[]) => found.map((secret) => `${secret.path}:${secret.line} ${secret.kind}`)
+    const alone = (await Promise.all(files.map(([name, content]) => findSecrets(name, Buffer.from(content))))).flat()
+    assert.deepEqual(where(await scanner.findings()), where(alone))
+    assert.deepEqual(where(alone), ['b/next.js:1 credential', 'd/after.npmrc:1 credential'])
   })
 })
