@@ -99,6 +99,23 @@ describe('finding secrets in a package', () => {
     )
   })
 
+  it('finds each credential at its own line in a batch that mixes ASCII, other UTF-8 and bytes that are not UTF-8', async () => {
+    const files: [string, Buffer][] = [
+      ['a/accents.txt', Buffer.from('h\u00e9llo w\u00f6rld\n'.repeat(3))],
+      ['b/emoji.md', Buffer.from(`\ufeff\u{1F600} one\n\u{1F600} two\n\u00df\n${fakeSecrets.githubToken}`)],
+      ['c/broken.txt', Buffer.concat([Buffer.from('x\ny\n'), Buffer.from([0xff, 0xfe, 0x41, 0xe2, 0x82])])],
+      ['d/next.js', Buffer.from(fakeSecrets.githubToken)],
+      ['e/ascii.js', Buffer.from(`// plain\n${fakeSecrets.githubToken}`)],
+      ['f/key.txt', Buffer.from(`caf\u00e9\n${pem}`)],
+    ]
+    const scanner = new SecretScanner()
+    for (const [name, content] of files) scanner.add(name, content)
+    const where = (found: readonly SecretFinding[]) => found.map((secret) => `${secret.path}:${secret.line} ${secret.kind}`)
+    const alone = (await Promise.all(files.map(([name, content]) => findSecrets(name, content)))).flat()
+    assert.deepEqual(where(await scanner.findings()), where(alone))
+    assert.deepEqual(where(alone), ['b/emoji.md:4 credential', 'd/next.js:1 credential', 'e/ascii.js:2 credential', 'f/key.txt:2 private-key'])
+  })
+
   it("lets a file's secretlint-disable comment silence only that file, not the files read after it", async () => {
     const files: [string, string][] = [
       ['a/disables.js', `// secretlint-disable\n${fakeSecrets.githubToken}`],
