@@ -47,7 +47,8 @@ export async function collectSourceFiles(root: string, options: {exclude?: reado
   const walk = async (dir: string, prefix: string): Promise<void> => {
     for (const entry of await readdir(dir, {withFileTypes: true})) {
       const name = `${prefix}${entry.name}`
-      const absolutePath = path.join(dir, entry.name)
+      // `dir` is absolute and normalised and a listed name holds no separator: joining is appending.
+      const absolutePath = `${dir}${dir.endsWith(path.sep) ? '' : path.sep}${entry.name}`
       const decision = rule(entry.isDirectory() ? `${name}/` : name)
       if (decision === 'system-file') leftOut.push(entry.isDirectory() ? `${name}/` : name)
       if (decision !== 'packed' || excluded.has(absolutePath)) continue
@@ -55,7 +56,7 @@ export async function collectSourceFiles(root: string, options: {exclude?: reado
       else found.push({name, absolutePath, kind: entry.isFile() ? 'file' : 'other'})
     }
   }
-  await walk(root, '')
+  await walk(path.resolve(root), '')
   found.sort((a, b) => compareEntryNames(a.name, b.name))
   const names = new EntryNameRegistry()
   const files: SourceFile[] = []
