@@ -115,8 +115,12 @@ export function describeEntryPathProblem(path: string, problem: EntryPathProblem
  * the same key would land on one file on a case-insensitive or normalising file system.
  */
 export function entryCollisionKey(path: string): string {
+  // ASCII is its own NFC and folds by lower-casing alone: the common case skips three passes.
+  if (asciiOnly.test(path)) return path.toLowerCase()
   return path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC')
 }
+
+const asciiOnly = /^[\x00-\x7f]*$/
 
 /**
  * An entry name quoted for a message: JSON string syntax, with C1 controls and bidirectional

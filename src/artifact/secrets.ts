@@ -1,3 +1,4 @@
+import {isAscii} from 'node:buffer'
 import type {SecretFinding} from '../manifest/content.js'
 import {decodeBase64Line} from '../pki/base64.js'
 import {keyLength} from '../pki/ed25519.js'
@@ -16,6 +17,9 @@ export const maxScannedBytes = 1024 * 1024
 const environmentFile = /^\.env(?:\.(?!example$|sample$|template$|dist$)[^/]+)?$/i
 const pemPrivateKey = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/
 const puttyPrivateKey = /^PuTTY-User-Key-File-\d+:/m
+/** What every match of {@link pemPrivateKey} and {@link puttyPrivateKey} holds: a file without it has no key header. */
+const pemMarker = '-----BEGIN '
+const puttyMarker = 'PuTTY-User-Key-File-'
 
 /**
  * The credential rules, loaded on first use: a command that never looks for secrets (verify, install)
@@ -49,6 +53,9 @@ export function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFind
 /** Text gathered for one run of the credential rules: many small files cost one run, not one each. */
 const batchChars = 256 * 1024
 
+/** What starts every comment that tells the credential rules to ignore lines (`secretlint-disable`, `-enable`, `-disable-line`…). */
+const directivePrefix = 'secretlint-'
+
 interface BatchedFile {
   path: string
   /** Offset of the file's first character in the batch. */
@@ -67,7 +74,9 @@ export class SecretScanner {
   readonly #found: SecretFinding[] = []
   readonly #runs: Promise<void>[] = []
   readonly #pending = new Set<Promise<void>>()
-  #batch: string[] = []
+  /** The batch's text as UTF-8, `#bytes` of it used: decoded once per batch, not once per file. */
+  #batch = Buffer.allocUnsafe(0)
+  #bytes = 0
   #files: BatchedFile[] = []
   #chars = 0
 
@@ -81,15 +90,38 @@ export class SecretScanner {
       return
     }
     if (bytes === null || bytes.byteLength > maxScannedBytes || looksBinary(bytes)) return
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-    const pem = pemPrivateKey.exec(text) ?? puttyPrivateKey.exec(text)
-    if (pem !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(text, pem.index)})
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    // An ASCII file's bytes are its text, and what is looked for here (key headers, comments for the
+    // rules) is ASCII: the same bytes in a file as in its text. So the text of a file is made only when
+    // it is needed; an ASCII file joins its batch as bytes.
+    let text = isAscii(view) ? null : view.toString('utf8')
+    const textOf = (): string => (text ??= view.toString('utf8'))
+    const pem = view.includes(pemMarker) || view.includes(puttyMarker) ? (pemPrivateKey.exec(textOf()) ?? puttyPrivateKey.exec(textOf())) : null
+    if (pem !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(textOf(), pem.index)})
     else if (isOwnPrivateKeyFile(path, bytes)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
+    if (view.includes(directivePrefix)) {
+      // A `secretlint-disable` comment holds until the end of the text the rules are given: in a batch
+      // it would silence the files after this one. Such a file is judged alone, as if no other were read.
+      this.#start(textOf(), [{path, start: 0, pem: pem !== null}])
+      return
+    }
     this.#files.push({path, start: this.#chars, pem: pem !== null})
+    // Other text goes in as the UTF-8 of its text, which decodes to that text again, whatever the file held.
+    const length = text === null ? view.length : Buffer.byteLength(text)
+    this.#reserve(length + 2)
+    this.#bytes += text === null ? view.copy(this.#batch, this.#bytes) : this.#batch.write(text, this.#bytes, 'utf8')
     // Two newlines between files: no rule reads one file's last line as part of the next one's first.
-    this.#batch.push(text, '\n\n')
-    this.#chars += text.length + 2
+    this.#bytes += this.#batch.write('\n\n', this.#bytes, 'latin1')
+    this.#chars += (text === null ? view.length : text.length) + 2
     if (this.#chars >= batchChars) this.#run()
+  }
+
+  /** Makes room for `bytes` more in the batch. */
+  #reserve(bytes: number): void {
+    if (this.#bytes + bytes <= this.#batch.length) return
+    const grown = Buffer.allocUnsafe(Math.max(this.#bytes + bytes, batchChars + 2 * 1024, this.#batch.length * 2))
+    this.#batch.copy(grown, 0, 0, this.#bytes)
+    this.#batch = grown
   }
 
   /** Every secret found, sorted by path and line, once the credential rules are done with every batch. */
@@ -114,11 +146,16 @@ export class SecretScanner {
 
   #run(): void {
     if (this.#files.length === 0) return
-    const text = this.#batch.join('')
+    const text = this.#batch.toString('utf8', 0, this.#bytes)
     const files = this.#files
-    this.#batch = []
+    this.#bytes = 0
     this.#files = []
     this.#chars = 0
+    this.#start(text, files)
+  }
+
+  /** Starts a run of the credential rules over `text`, which holds `files`. */
+  #start(text: string, files: readonly BatchedFile[]): void {
     const run = this.#lint(text, files)
     // A failing run is reported by findings(); here it only stops taking room.
     const pending: Promise<void> = run.catch(() => undefined).finally(() => this.#pending.delete(pending))

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
+import fc from 'fast-check'
 import {checkEntryPath, describeEntryPathProblem, entryCollisionKey, type EntryPathProblem} from '../../src/archive/path-policy.js'
 
 const refused: [string, EntryPathProblem][] = [
@@ -118,6 +119,12 @@ describe('entryCollisionKey', () => {
   })
   it('keeps different names apart', () => {
     assert.notEqual(entryCollisionKey('a/b.txt'), entryCollisionKey('a/c.txt'))
+  })
+  it('gives every ASCII name the key of the full fold (NFC, upper, lower, NFC)', () => {
+    const fullFold = (name: string) => name.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC')
+    const ascii = Array.from({length: 128}, (_, code) => String.fromCharCode(code))
+    for (const character of ascii) assert.equal(entryCollisionKey(`Dir/${character}`), fullFold(`Dir/${character}`))
+    fc.assert(fc.property(fc.string({unit: fc.constantFrom(...ascii)}), (name) => entryCollisionKey(name) === fullFold(name)))
   })
 })
 

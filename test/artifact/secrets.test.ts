@@ -8,6 +8,7 @@ import {SecretScanner, findSecrets, isEnvironmentFile} from '../../src/artifact/
 import {validateArtifact} from '../../src/artifact/validate-artifact.js'
 import {writeKeyPair} from '../../src/pki/keys.js'
 import {validatePath} from '../../src/validate/validate-path.js'
+import type {SecretFinding} from '../../src/manifest/content.js'
 import {tempDir} from '../helpers/cli.js'
 import {writeArtifact} from '../install/helpers/artifacts.js'
 
@@ -96,5 +97,37 @@ describe('finding secrets in a package', () => {
       (await scanner.findings()).map((found) => `${found.path}:${found.line} ${found.kind}`),
       ['last.js:1 credential', 'middle.npmrc:3 credential'],
     )
+  })
+
+  it('finds each credential at its own line in a batch that mixes ASCII, other UTF-8 and bytes that are not UTF-8', async () => {
+    const files: [string, Buffer][] = [
+      ['a/accents.txt', Buffer.from('h\u00e9llo w\u00f6rld\n'.repeat(3))],
+      ['b/emoji.md', Buffer.from(`\ufeff\u{1F600} one\n\u{1F600} two\n\u00df\n${fakeSecrets.githubToken}`)],
+      ['c/broken.txt', Buffer.concat([Buffer.from('x\ny\n'), Buffer.from([0xff, 0xfe, 0x41, 0xe2, 0x82])])],
+      ['d/next.js', Buffer.from(fakeSecrets.githubToken)],
+      ['e/ascii.js', Buffer.from(`// plain\n${fakeSecrets.githubToken}`)],
+      ['f/key.txt', Buffer.from(`caf\u00e9\n${pem}`)],
+    ]
+    const scanner = new SecretScanner()
+    for (const [name, content] of files) scanner.add(name, content)
+    const where = (found: readonly SecretFinding[]) => found.map((secret) => `${secret.path}:${secret.line} ${secret.kind}`)
+    const alone = (await Promise.all(files.map(([name, content]) => findSecrets(name, content)))).flat()
+    assert.deepEqual(where(await scanner.findings()), where(alone))
+    assert.deepEqual(where(alone), ['b/emoji.md:4 credential', 'd/next.js:1 credential', 'e/ascii.js:2 credential', 'f/key.txt:2 private-key'])
+  })
+
+  it("lets a file's secretlint-disable comment silence only that file, not the files read after it", async () => {
+    const files: [string, string][] = [
+      ['a/disables.js', `// secretlint-disable\n${fakeSecrets.githubToken}`],
+      ['b/next.js', fakeSecrets.githubToken],
+      ['c/last-line.js', 'x\n// secretlint-disable-next-line'],
+      ['d/after.npmrc', fakeSecrets.npmToken],
+    ]
+    const scanner = new SecretScanner()
+    for (const [name, content] of files) scanner.add(name, Buffer.from(content))
+    const where = (found: readonly SecretFinding[]) => found.map((secret) => `${secret.path}:${secret.line} ${secret.kind}`)
+    const alone = (await Promise.all(files.map(([name, content]) => findSecrets(name, Buffer.from(content))))).flat()
+    assert.deepEqual(where(await scanner.findings()), where(alone))
+    assert.deepEqual(where(alone), ['b/next.js:1 credential', 'd/after.npmrc:1 credential'])
   })
 })
