@@ -6,7 +6,7 @@ import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
 import type {ValidateFunction} from 'ajv/dist/2020.js'
 import {manifestSchema} from '../../src/manifest/schema.js'
-import {createManifestAjv, generatedValidatorFile} from '../../src/manifest/schema-validator.js'
+import {createManifestAjv, generatedValidatorFile, matchesFormat} from '../../src/manifest/schema-validator.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 // Compiled tests live in dist/test/manifest; the build writes the validator to dist/src/manifest.
@@ -40,5 +40,18 @@ describe('the build-time compiled schema validator', {skip: existsSync(generated
       compared += 1
     }
     assert.ok(compared > 50, `compared ${compared} manifests`)
+  })
+})
+
+describe('matchesFormat', () => {
+  it('gives the verdict Ajv with ajv-formats gives, without an Ajv', () => {
+    const ajv = createManifestAjv()
+    const values = ['2024-05-01T12:00:00Z', '2024-05-01T12:00:00.5+02:00', '2024-02-30T12:00:00Z', '2024-05-01 12:00:00Z', '2024-05-01T25:00:00Z', '2024-05-01T12:00:00', '', 'x', '2016-12-31T23:59:60Z']
+    for (const format of ['date-time', 'uri', 'email', 'date']) {
+      for (const value of [...values, 'https://example.com/a', 'a@example.com', '2024-05-01']) {
+        assert.equal(matchesFormat(format, value), ajv.validate({type: 'string', format}, value), `${format} ${JSON.stringify(value)}`)
+      }
+    }
+    assert.throws(() => matchesFormat('no-such-format', 'x'), RangeError)
   })
 })
