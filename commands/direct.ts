@@ -70,6 +70,10 @@ export interface ManifestCommand {
   readonly args: Readonly<Record<string, {readonly required?: boolean; readonly default?: unknown; readonly options?: readonly string[]; readonly custom?: boolean}>>
   readonly strict?: boolean
   readonly advice?: Readonly<Record<string, string>>
+  /** `deprecated` makes oclif warn before the command runs. */
+  readonly state?: string
+  /** oclif prints what such a command's `run` returns, as JSON. */
+  readonly enableJsonFlag?: boolean
 }
 
 /**
@@ -124,13 +128,18 @@ function readManifest(root: URL): {version: string; commands?: unknown} | undefi
   }
 }
 
-/** The command `id` as the manifest describes it; `undefined` when the manifest holds no such command. */
+/**
+ * The command `id` as the manifest describes it; `undefined` when the manifest holds no such command, or
+ * when oclif does more than parse its command line and run it (a warning that it is deprecated, a JSON
+ * result of its own).
+ */
 function commandOf(manifest: {commands?: unknown}, id: string): ManifestCommand | undefined {
   const {commands} = manifest
   if (typeof commands !== 'object' || commands === null || !Object.hasOwn(commands, id)) return undefined
   const command = (commands as Record<string, unknown>)[id] as Partial<ManifestCommand> | null
   const isRecord = (value: unknown) => typeof value === 'object' && value !== null
-  return isRecord(command) && isRecord(command?.flags) && isRecord(command?.args) ? (command as ManifestCommand) : undefined
+  if (!isRecord(command) || !isRecord(command?.flags) || !isRecord(command?.args)) return undefined
+  return command?.state === 'deprecated' || command?.enableJsonFlag === true ? undefined : (command as ManifestCommand)
 }
 
 /**

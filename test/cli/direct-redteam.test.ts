@@ -166,6 +166,15 @@ describe('the direct path and the manifest it reads', () => {
     assert.equal(current.stdout, (await runCli(['schema'])).stdout)
   })
 
+  it('hands a command to oclif when oclif does more than run it: a deprecated command (a warning), one with a JSON result of oclif\'s', async () => {
+    const manifest = JSON.parse(await built()) as {commands: Record<string, Record<string, unknown>>}
+    for (const [name, change] of Object.entries({deprecated: {state: 'deprecated'}, 'json-flag': {enableJsonFlag: true}})) {
+      const changed = {...manifest, commands: {...manifest.commands, schema: {...manifest.commands.schema, ...change}}}
+      const ran = await captured(async () => runDirectly(['schema'], await root(name, JSON.stringify(changed))))
+      assert.deepEqual(ran, {value: false, stdout: '', stderr: ''}, name)
+    }
+  })
+
   it('runs from another working directory, through a link to the binary', async () => {
     const link = path.join(dir, 'svc-plugin.js')
     await symlink(cliPath, link)
