@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {mkdir, readFile, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {pathToFileURL} from 'node:url'
-import {runDirectly} from '../../commands/direct.js'
+import {Parser} from '@oclif/core'
+import fc from 'fast-check'
+import {parsePlainCommandLine, runDirectly, type ManifestCommand} from '../../commands/direct.js'
+import {COMMANDS} from '../../commands/index.js'
 import {io} from '../../commands/io.js'
 import {cliPath, repoRoot, runCli, runDirect, tempDir, type CliResult} from '../helpers/cli.js'
 
@@ -183,4 +187,83 @@ describe('the direct path and the manifest it reads', () => {
     assert.deepEqual(direct, oclif)
     assert.equal(direct.status, 0, direct.stderr)
   })
+})
+
+describe('parsePlainCommandLine and oclif\'s parser', () => {
+  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, ManifestCommand>}
+  const values = [' ', 'x', '.', 'é', 'a b', '0', '2', ' 1 - 3 ', 'JSON', 'Package', 'plugin', '00', '1.4.2', 'win-x64', '--', '-', '-1', 'x=y']
+  const odd = [['--'], ['-'], ['--json'], ['-q'], ['--no-color'], ['--no-json'], ['-h'], ['extra'], ['other'], ['--x'], [''], ['--quiet'], ['-1'], ['--json=true'], ['-qf'], ['x=y']]
+  const environments: Record<string, string>[] = [{}, {SVC_PLUGIN_DATA_ROOT: 'data'}, {SVC_PLUGIN_TRUST: 'trust.json'}, {SVC_PLUGIN_DATA_ROOT: ''}, {SVC_PLUGIN_REVOCATIONS: ' '}]
+
+  /** What oclif's parser gives for `argv` (no argument is read from stdin), or `undefined` when it refuses it. */
+  async function oclifParse(command: (typeof COMMANDS)[keyof typeof COMMANDS], argv: string[]): Promise<unknown> {
+    const definitions = command as unknown as {baseFlags?: object; flags?: object; args?: Record<string, object>; strict?: boolean}
+    const args = Object.fromEntries(Object.entries(definitions.args ?? {}).map(([name, arg]) => [name, {...arg, ignoreStdin: true}]))
+    try {
+      const {args: parsedArgs, flags, argv: positionals} = await Parser.parse(argv, {flags: {...definitions.baseFlags, ...definitions.flags} as never, args: args as never, strict: definitions.strict ?? true, context: undefined})
+      return {args: parsedArgs, flags, argv: positionals}
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * What of oclif's result the direct path gives: without the booleans that took their default (the manifest
+   * does not record a boolean's default, so the direct path gives none), and argv only for a command that
+   * takes any number of positionals, the only one whose action reads it (oclif's argv holds the default of an
+   * argument not given too). Both are todo tests below.
+   */
+  function comparable(parsed: unknown, argv: readonly string[], command: ManifestCommand): unknown {
+    if (parsed === undefined) return undefined
+    const {flags, argv: positionals, args} = parsed as {flags: Record<string, unknown>; argv: string[]; args: unknown}
+    const given = (name: string) => argv.some((token) => token === `--${name}` || token === `--no-${name}` || (command.flags[name]?.char !== undefined && token === `-${command.flags[name]?.char}`))
+    return {args, flags: Object.fromEntries(Object.entries(flags).filter(([name]) => command.flags[name]?.type !== 'boolean' || given(name))), ...(command.strict === false ? {argv: positionals} : {})}
+  }
+
+  it('gives a boolean flag that is not given its default, as oclif does', {todo: 'the manifest records no default for a boolean flag; the build should record it (as valueDefault) for the direct path to use'}, async () => {
+    const install = ['signed.svcPlugin', '--data-root', 'data']
+    assert.deepEqual(parsePlainCommandLine(install, manifest.commands.install as ManifestCommand), await oclifParse(COMMANDS.install, install))
+    assert.deepEqual(parsePlainCommandLine([], manifest.commands.schema as ManifestCommand), await oclifParse(COMMANDS.schema, []))
+  })
+
+  it('gives in argv the default of an argument not given, as oclif does', {todo: 'no action reads argv of a command whose argument has a default; test/cli/direct.test.ts expects argv [] for pack'}, async () => {
+    assert.deepEqual(parsePlainCommandLine([], manifest.commands.pack as ManifestCommand)?.argv, ['.'])
+    assert.deepEqual(((await oclifParse(COMMANDS.pack, [])) as {argv: string[]}).argv, ['.'])
+  })
+
+  for (const id of Object.keys(COMMANDS).filter((name) => name !== 'help')) {
+    it(`reads every random command line of ${id} it takes as oclif's parser does (seeded sample)`, async () => {
+      const command = manifest.commands[id] as ManifestCommand
+      const tokens: string[][] = [...odd]
+      for (const [name, flag] of Object.entries(command.flags)) {
+        if (flag.type === 'boolean') tokens.push([`--${name}`], ...(flag.char === undefined ? [] : [[`-${flag.char}`]]), ...(flag.allowNo === true ? [[`--no-${name}`]] : []))
+        else for (const value of values) tokens.push([`--${name}`, value], [`--${name}=${value}`], ...(flag.char === undefined ? [] : [[`-${flag.char}`, value]]))
+      }
+      // What the command requires comes first (a required flag given again among the random tokens is handed over).
+      const required = [
+        ...Object.values(command.args).filter((arg) => arg.required === true).map(() => 'given'),
+        ...Object.entries(command.flags).filter(([, flag]) => flag.required === true).flatMap(([name, flag]) => [`--${name}`, flag.valueKind !== undefined && 'choices' in flag.valueKind ? (flag.valueKind.choices[0] as string) : 'given']),
+      ]
+      let taken = 0
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.oneof(fc.constantFrom(...tokens), fc.constantFrom(['a'], ['b'], ['x'], ['.'])), {maxLength: 8}), fc.constantFrom(...environments), async (chosen, environment) => {
+          const argv = [...required, ...chosen.flat()]
+          const saved = {...process.env}
+          Object.assign(process.env, environment)
+          try {
+            const direct = parsePlainCommandLine(argv, command)
+            if (direct === undefined) return
+            taken += 1
+            const {argv: positionals, ...rest} = direct
+            assert.deepEqual(command.strict === false ? direct : rest, comparable(await oclifParse(COMMANDS[id as keyof typeof COMMANDS], argv), argv, command), JSON.stringify({argv, environment}))
+          } finally {
+            for (const key of Object.keys(environment)) if (saved[key] === undefined) delete process.env[key]
+            Object.assign(process.env, saved)
+          }
+        }),
+        {seed: 20261127, numRuns: 300},
+      )
+      assert.ok(taken > 0, `no command line of ${id} was taken`)
+    })
+  }
 })
