@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
-import {mkdir, readFile, symlink, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {pathToFileURL} from 'node:url'
@@ -59,8 +59,11 @@ function spawnScript(script: string, args: readonly string[], options: SpawnOpti
 }
 
 /** The binary (which takes the direct path for a plain command line) and oclif alone, as real processes. */
-async function bothProcesses(args: readonly string[], options: SpawnOptions): Promise<{direct: CliResult; oclif: CliResult}> {
-  return {direct: await spawnScript(cliPath, args, options), oclif: await spawnScript(throughOclif, args, options)}
+async function bothProcesses(args: readonly string[], options: SpawnOptions, prepare?: () => Promise<unknown>): Promise<{direct: CliResult; oclif: CliResult}> {
+  await prepare?.()
+  const direct = await spawnScript(cliPath, args, options)
+  await prepare?.()
+  return {direct, oclif: await spawnScript(throughOclif, args, options)}
 }
 
 /** Runs `body` with the command io channels taken; gives what it returned and what was written. */
@@ -120,11 +123,15 @@ describe('the direct path and oclif: the process around the command line', () =>
   // takes the argument's default. The fix belongs to the command classes (`ignoreStdin: true` on every
   // argument), which the direct path already behaves as.
   const stdinTodo = 'oclif reads a missing argument from piped stdin; the arguments need ignoreStdin: true'
-  for (const args of [['pack', '--dry-run'], ['validate'], ['init', '--id', 'com.example.piped']]) {
+  for (const args of [['pack', '--dry-run'], ['validate'], ['init', '--id', 'com.example.piped'], ['verify', '--trust', 'trust.json']]) {
     it(`takes no argument from piped stdin, as neither path should: ${args.join(' ')}`, {todo: stdinTodo}, async () => {
+      // A folder of its own, emptied before each run (init writes into it).
       const cwd = path.join(dir, `stdin-${args[0]}`)
-      await mkdir(cwd, {recursive: true})
-      const {direct, oclif} = await bothProcesses(args, {cwd, input: `${fixture('example-plugin')}\n`})
+      const empty = async () => {
+        await rm(cwd, {recursive: true, force: true})
+        await mkdir(cwd)
+      }
+      const {direct, oclif} = await bothProcesses(args, {cwd, input: `${fixture('example-plugin')}\n`}, empty)
       assert.deepEqual(direct, oclif)
     })
   }
@@ -156,6 +163,9 @@ describe('the direct path and the manifest it reads', () => {
       `{"version": ${v}, "commands": {"verify": {"flags": {"trust": {"type": "option"}}, "args": {"artifact": null}}}}`,
       `{"version": ${v}, "commands": {"verify": {"flags": {"trust": {"type": "option", "valueKind": {}}}, "args": {"artifact": {}}}}}`,
     ]
+    const missing = await root('missing', '')
+    await rm(new URL('oclif.manifest.json', missing))
+    assert.deepEqual(await captured(async () => runDirectly(['verify', 'signed.svcPlugin', '--trust', 'trust.json'], missing)), {value: false, stdout: '', stderr: ''}, 'no manifest')
     for (const [index, manifest] of damaged.entries()) {
       const ran = await captured(async () => runDirectly(['verify', 'signed.svcPlugin', '--trust', 'trust.json'], await root(`damaged-${index}`, manifest)))
       assert.deepEqual(ran, {value: false, stdout: '', stderr: ''}, manifest)
