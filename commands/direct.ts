@@ -70,6 +70,10 @@ export interface ManifestCommand {
   readonly args: Readonly<Record<string, {readonly required?: boolean; readonly default?: unknown; readonly options?: readonly string[]; readonly custom?: boolean}>>
   readonly strict?: boolean
   readonly advice?: Readonly<Record<string, string>>
+  /** `deprecated` makes oclif warn before the command runs. */
+  readonly state?: string
+  /** oclif prints what such a command's `run` returns, as JSON. */
+  readonly enableJsonFlag?: boolean
 }
 
 /**
@@ -83,13 +87,14 @@ export async function runDirectly(argv: readonly string[], root: URL): Promise<b
   const id = topic !== undefined && Object.hasOwn(actions, topic) ? topic : first
   const rest = argv.slice(id === topic ? 2 : 1)
   if (id === undefined || !Object.hasOwn(actions, id)) return false
-  // Debugging output is oclif's: leave it to oclif.
-  if (process.env.SVC_PLUGIN_DEBUG !== undefined || process.env.DEBUG !== undefined) return false
+  // Debugging output is oclif's: leave it to oclif. So is the warning it prints when the working directory is gone.
+  if (process.env.SVC_PLUGIN_DEBUG !== undefined || process.env.DEBUG !== undefined || !workingDirectoryExists()) return false
   const manifest = readManifest(root)
-  const command = manifest?.commands !== undefined && Object.hasOwn(manifest.commands, id) ? manifest.commands[id] : undefined
-  const input = command === undefined ? undefined : parsePlainCommandLine(rest, command)
+  const command = manifest === undefined ? undefined : commandOf(manifest, id)
+  const input = command === undefined ? undefined : parseOrUndefined(rest, command)
   if (manifest === undefined || command === undefined || input === undefined) return false
   prepareCommandProcess()
+  ignoreClosedStdout()
   let json = input.flags.json === true
   const context = {output: new CommandOutput({quiet: input.flags.quiet === true}), version: manifest.version, reportFailuresAsJson: () => (json = true)}
   try {
@@ -107,14 +112,68 @@ export async function runDirectly(argv: readonly string[], root: URL): Promise<b
   return true
 }
 
-/** The manifest the build wrote (`oclif.manifest.json`); `undefined` when there is none to read. */
-function readManifest(root: URL): {version: string; commands?: Record<string, ManifestCommand>} | undefined {
+/**
+ * The manifest the build wrote (`oclif.manifest.json`); `undefined` when there is none to read, or when it
+ * is not of this version of the package (a manifest left from another build, which oclif does not read
+ * either: it warns and loads the commands themselves).
+ */
+function readManifest(root: URL): {version: string; commands?: unknown} | undefined {
   try {
-    const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), 'utf8')) as {version?: unknown; commands?: Record<string, ManifestCommand>}
-    return typeof manifest.version === 'string' ? {...manifest, version: manifest.version} : undefined
+    const read = (file: string) => JSON.parse(readFileSync(new URL(file, root), 'utf8')) as {version?: unknown; commands?: unknown} | null
+    const manifest = read('oclif.manifest.json')
+    const version = manifest?.version
+    return typeof version === 'string' && version === read('package.json')?.version ? {...manifest, version} : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * The command `id` as the manifest describes it; `undefined` when the manifest holds no such command, or
+ * when oclif does more than parse its command line and run it (a warning that it is deprecated, a JSON
+ * result of its own).
+ */
+function commandOf(manifest: {commands?: unknown}, id: string): ManifestCommand | undefined {
+  const {commands} = manifest
+  if (typeof commands !== 'object' || commands === null || !Object.hasOwn(commands, id)) return undefined
+  const command = (commands as Record<string, unknown>)[id] as Partial<ManifestCommand> | null
+  const isRecord = (value: unknown) => typeof value === 'object' && value !== null
+  if (!isRecord(command) || !isRecord(command?.flags) || !isRecord(command?.args)) return undefined
+  return command?.state === 'deprecated' || command?.enableJsonFlag === true ? undefined : (command as ManifestCommand)
+}
+
+/**
+ * {@link parsePlainCommandLine}, or `undefined` when the manifest's description of the command is not one
+ * it can read (a damaged manifest): oclif then reads the command line, and reports what is wrong.
+ */
+function parseOrUndefined(argv: readonly string[], command: ManifestCommand): ActionInput | undefined {
+  try {
+    return parsePlainCommandLine(argv, command)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether the working directory still exists (`process.cwd()` fails when it was removed). */
+function workingDirectoryExists(): boolean {
+  try {
+    process.cwd()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A reader that stops early (`svc-plugin schema | head -c 100`) is no failure of the command, as with oclif,
+ * which ignores the broken pipe and keeps the command's exit status: without this, node reports it with a stack.
+ */
+function ignoreClosedStdout(): void {
+  if (!process.stdout.listeners('error').includes(ignoreBrokenPipe)) process.stdout.on('error', ignoreBrokenPipe)
+}
+
+function ignoreBrokenPipe(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE') throw error
 }
 
 /**
@@ -184,7 +243,10 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
       args[name] = spec.default
     }
   }
-  return {args, flags, argv: positionals}
+  // oclif gives the positionals in the order of each one's first appearance on the command line, flag
+  // values included (`validate a b a` gives a, a, b): a command that takes any number of them sees that order.
+  const order = (token: string) => argv.indexOf(token)
+  return {args, flags, argv: [...positionals].sort((a, b) => order(a) - order(b))}
 }
 
 /** A flag the direct path takes as it is: one value, any value, no relationship to other flags. */
