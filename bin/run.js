@@ -10,8 +10,12 @@ if (argv.length === 1 && argv[0] === '--version') {
   const {name, version} = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
   process.stdout.write(`${name}/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else {
-  const {runDirectly} = await import('../dist/cli/direct/direct.js')
-  if (!(await runDirectly(argv, root))) {
+  // Without the direct path (a build that did not write it), every command still runs through oclif.
+  const direct = await import('../dist/cli/direct/direct.js').catch((error) => {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND') return null
+    throw error
+  })
+  if (direct === null || !(await direct.runDirectly(argv, root))) {
     const {main} = await import('../dist/cli/main.js')
     await main(import.meta.url)
   }

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {activateCommand} from './actions/activate.js'
 import {BaseCommand} from './base.js'
-import {dataRootOptions} from './flags.js'
+import {dataRootOptions, stringArgument} from './flags.js'
 
 /** `svc-plugin activate <id> <version>`: the library `activate` (rollback). */
 export default class Activate extends BaseCommand<typeof Activate> {
@@ -13,8 +13,8 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
   static override examples = ['<%= config.bin %> activate com.example.weather-station 1.4.1 --data-root ~/.svc']
 
   static override args = {
-    id: Args.string({description: 'The plugin id.', required: true}),
-    version: Args.string({description: 'The installed version to activate.', required: true}),
+    id: stringArgument({description: 'The plugin id.', required: true}),
+    version: stringArgument({description: 'The installed version to activate.', required: true}),
   }
 
   static override flags = {

@@ -46,7 +46,7 @@ interface ManifestFlag {
   readonly custom?: boolean
   /** How the value is read when a function of commands/flag-values.ts reads it (a word list, a range, a count). */
   readonly valueKind?: FlagValue
-  /** The default the command gets for such a flag (`default` is what help shows). */
+  /** The default the command gets (`default` is what help shows, `1-3`, and a boolean has none). */
   readonly valueDefault?: unknown
   readonly char?: string
   readonly env?: string
@@ -221,7 +221,7 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
       flags[name] = read
     } else if (flag.required === true) {
       return undefined
-    } else if (flag.valueKind !== undefined && flag.valueDefault !== undefined) {
+    } else if (flag.valueDefault !== undefined) {
       flags[name] = flag.valueDefault
     } else if (flag.default !== undefined) {
       if (flag.custom === true || typeof flag.default !== (flag.type === 'boolean' ? 'boolean' : 'string')) return undefined
@@ -231,6 +231,7 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
   const argumentSpecs = Object.entries(command.args)
   if (positionals.length > argumentSpecs.length && command.strict !== false) return undefined
   const args: Record<string, string | undefined> = {}
+  const defaulted: string[] = []
   for (const [position, [name, spec]] of argumentSpecs.entries()) {
     const value = positionals[position]
     if (value !== undefined) {
@@ -241,12 +242,14 @@ export function parsePlainCommandLine(argv: readonly string[], command: Manifest
     } else if (spec.default !== undefined) {
       if (typeof spec.default !== 'string') return undefined
       args[name] = spec.default
+      defaulted.push(spec.default)
     }
   }
   // oclif gives the positionals in the order of each one's first appearance on the command line, flag
-  // values included (`validate a b a` gives a, a, b): a command that takes any number of them sees that order.
+  // values included (`validate a b a` gives a, a, b): a command that takes any number of them sees that
+  // order; then the default of each argument not given.
   const order = (token: string) => argv.indexOf(token)
-  return {args, flags, argv: [...positionals].sort((a, b) => order(a) - order(b))}
+  return {args, flags, argv: [...[...positionals].sort((a, b) => order(a) - order(b)), ...defaulted]}
 }
 
 /** A flag the direct path takes as it is: one value, any value, no relationship to other flags. */

@@ -18,7 +18,7 @@ export function parseProtocolRange(input: string): {minimum: number; maximum: nu
   const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(input)
   const minimum = Number(match?.[1])
   const maximum = Number(match?.[2] ?? match?.[1])
-  return match === null || minimum < 1 || maximum < minimum ? undefined : {minimum, maximum}
+  return match === null || !Number.isSafeInteger(maximum) || minimum < 1 || maximum < minimum ? undefined : {minimum, maximum}
 }
 
 /** A whole number written in decimal digits, at least `minimum`. */

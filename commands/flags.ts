@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {environmentVariables} from './environment-variables.js'
 import {matchChoice, parseCount, parseProtocolRange, type FlagValue} from './flag-values.js'
 
@@ -59,3 +59,10 @@ export const revocationsFlag = Flags.string({
   helpValue: '<file>',
   env: environmentVariables.revocations,
 })
+
+/**
+ * A positional argument. It is never read from standard input: oclif would otherwise take a missing
+ * argument from a pipe (`… | svc-plugin pack` packing the folder named by the text piped in, or a script's
+ * loop losing its input to it).
+ */
+export const stringArgument: typeof Args.string = (options = {}) => Args.string({...options, ignoreStdin: true} as never) as never

@@ -1,5 +1,6 @@
-import {Args, loadHelpClass} from '@oclif/core'
+import {loadHelpClass} from '@oclif/core'
 import {BaseCommand} from './base.js'
+import {stringArgument} from './flags.js'
 import {ExitCode} from './exit-codes.js'
 import {commandNames, reportUnknownCommand} from './unknown-command.js'
 
@@ -13,7 +14,7 @@ export default class Help extends BaseCommand<typeof Help> {
   static override strict = false
 
   static override args = {
-    command: Args.string({description: 'The command, in words (cert root).', required: false}),
+    command: stringArgument({description: 'The command, in words (cert root).', required: false}),
   }
 
   async run(): Promise<void> {

@@ -1,6 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {initCommand} from './actions/init.js'
 import {BaseCommand} from './base.js'
+import {stringArgument} from './flags.js'
 
 /** `svc-plugin init [DIR]`: the library `initPlugin`. */
 export default class Init extends BaseCommand<typeof Init> {
@@ -19,7 +20,7 @@ Exit status: 0 written, 2 a file exists or a value would not validate (invalid-a
   ]
 
   static override args = {
-    dir: Args.string({description: 'The plugin folder (created when missing).', default: '.'}),
+    dir: stringArgument({description: 'The plugin folder (created when missing).', default: '.'}),
   }
 
   static override flags = {

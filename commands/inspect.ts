@@ -1,6 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {inspectCommand} from './actions/inspect.js'
 import {BaseCommand} from './base.js'
+import {stringArgument} from './flags.js'
 
 export default class Inspect extends BaseCommand<typeof Inspect> {
   static override summary = 'Describe an artifact or a plugin folder without judging it.'
@@ -11,7 +12,7 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
   static override examples = ['<%= config.bin %> inspect com.example.weather-station-1.4.2.svcPlugin', '<%= config.bin %> inspect ./plugin --json']
 
   static override args = {
-    subject: Args.string({description: 'A .svcPlugin artifact or a plugin folder.', required: true}),
+    subject: stringArgument({description: 'A .svcPlugin artifact or a plugin folder.', required: true}),
   }
 
   static override flags = {

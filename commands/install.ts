@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {installCommand} from './actions/install.js'
 import {BaseCommand} from './base.js'
-import {countFlag, dataRootOptions, protocolFlag, revocationsFlag, trustOptions} from './flags.js'
+import {countFlag, dataRootOptions, protocolFlag, revocationsFlag, stringArgument, trustOptions} from './flags.js'
 
 /** `svc-plugin install <artifact>`: the library `install` behind flags. */
 export default class Install extends BaseCommand<typeof Install> {
@@ -27,7 +27,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   }
 
   static override args = {
-    artifact: Args.string({description: 'The .svcPlugin file to install.', required: true}),
+    artifact: stringArgument({description: 'The .svcPlugin file to install.', required: true}),
   }
 
   static override flags = {

@@ -1,6 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {mergeCommand} from './actions/merge.js'
 import {BaseCommand} from './base.js'
+import {stringArgument} from './flags.js'
 
 export default class Merge extends BaseCommand<typeof Merge> {
   static override summary = 'Combine per-RID packages of one plugin version into one artifact.'
@@ -19,7 +20,7 @@ Exit status: 0 merged, 1 the inputs were refused, 2 usage error (fewer than two 
   static override strict = false
 
   static override args = {
-    artifacts: Args.string({description: 'Two or more .svcPlugin artifacts of one plugin version, one or more RIDs each.', required: true}),
+    artifacts: stringArgument({description: 'Two or more .svcPlugin artifacts of one plugin version, one or more RIDs each.', required: true}),
   }
 
   static override flags = {

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {packCommand} from './actions/pack.js'
 import {BaseCommand} from './base.js'
-import {choiceFlag} from './flags.js'
+import {choiceFlag, stringArgument} from './flags.js'
 import {levels} from '../src/index.js'
 
 export default class Pack extends BaseCommand<typeof Pack> {
@@ -24,7 +24,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
   ]
 
   static override args = {
-    source: Args.string({description: 'Plugin folder holding manifest.json.', default: '.'}),
+    source: stringArgument({description: 'Plugin folder holding manifest.json.', default: '.'}),
   }
 
   static override flags = {

@@ -1,6 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {signCommand} from './actions/sign.js'
 import {BaseCommand} from './base.js'
+import {stringArgument} from './flags.js'
 
 export default class Sign extends BaseCommand<typeof Sign> {
   static override summary = 'Sign a packed .svcPlugin artifact with a package certificate.'
@@ -13,7 +14,7 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
   ]
 
   static override args = {
-    artifact: Args.string({description: 'The packed, unsigned .svcPlugin.', required: true}),
+    artifact: stringArgument({description: 'The packed, unsigned .svcPlugin.', required: true}),
   }
 
   static override flags = {

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {uninstallCommand} from './actions/uninstall.js'
 import {BaseCommand} from './base.js'
-import {dataRootOptions} from './flags.js'
+import {dataRootOptions, stringArgument} from './flags.js'
 
 /** `svc-plugin uninstall <id>`: the library `uninstall` behind flags. */
 export default class Uninstall extends BaseCommand<typeof Uninstall> {
@@ -18,7 +18,7 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
   static override advice = {'dependency-in-use': 'Or pass --force to uninstall it anyway.'}
 
   static override args = {
-    id: Args.string({description: 'The plugin id.', required: true}),
+    id: stringArgument({description: 'The plugin id.', required: true}),
   }
 
   static override flags = {

@@ -1,8 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {validateCommand} from './actions/validate.js'
 import {BaseCommand} from './base.js'
 import {codePagesFolder, levels, reportFormats} from '../src/index.js'
-import {choiceFlag, protocolFlag} from './flags.js'
+import {choiceFlag, protocolFlag, stringArgument} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check plugin manifests, plugin folders or artifacts and report every problem.'
@@ -32,7 +32,7 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
   static override strict = false
 
   static override args = {
-    PATH: Args.string({description: 'Manifest files, plugin folders, .svcPlugin artifacts (detected from what is on disk) or glob patterns; several may be given.', required: false}),
+    PATH: stringArgument({description: 'Manifest files, plugin folders, .svcPlugin artifacts (detected from what is on disk) or glob patterns; several may be given.', required: false}),
   }
 
   static override flags = {

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {verifyCommand} from './actions/verify.js'
-import {dataRootOptions, revocationsFlag, trustOptions} from './flags.js'
+import {dataRootOptions, revocationsFlag, stringArgument, trustOptions} from './flags.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Verify the signature of a .svcPlugin artifact against a trust store.'
@@ -24,7 +24,7 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   static override advice = {'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
 
   static override args = {
-    artifact: Args.string({description: 'The .svcPlugin to verify (omit with --installed).', required: false}),
+    artifact: stringArgument({description: 'The .svcPlugin to verify (omit with --installed).', required: false}),
   }
 
   static override flags = {

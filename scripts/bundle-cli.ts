@@ -84,8 +84,9 @@ process.stderr.write(`bundled the command line into ${path.relative(process.cwd(
 /**
  * Copies into the manifest the `valueKind` of each flag whose value is read by a function of
  * commands/flag-values.ts (a word list, a protocol range, a count), which the direct path (commands/direct.ts)
- * applies as oclif's parser does; and marks `custom: true` on any other flag or argument whose value the
- * command parses with its own function, which the direct path leaves to oclif.
+ * applies as oclif's parser does; marks `custom: true` on any other flag or argument whose value the command
+ * parses with its own function, which the direct path leaves to oclif; and records as `valueDefault` each
+ * default as the command gets it (the manifest's `default` is what help shows, and a boolean has none).
  */
 function describeFlagValues(computed: Interfaces.Manifest): void {
   const plainParse = {option: String(Flags.string().parse), boolean: String(Flags.boolean().parse), argument: String(Args.string().parse)}
@@ -95,12 +96,11 @@ function describeFlagValues(computed: Interfaces.Manifest): void {
     const flags: Record<string, {parse?: unknown; valueKind?: unknown; default?: unknown}> = {...(command as {baseFlags?: object}).baseFlags, ...command.flags}
     for (const [name, flag] of Object.entries(manifestCommand.flags)) {
       const {parse, valueKind, default: value} = flags[name] ?? {}
-      if (valueKind !== undefined) {
-        // The manifest's own `default` is what help shows (`1-3`); the value the command gets is this one.
-        Object.assign(flag, {valueKind}, value === undefined || typeof value === 'function' ? {} : {valueDefault: value})
-      } else if (parse !== undefined && String(parse) !== plainParse[flag.type]) {
-        Object.assign(flag, {custom: true})
-      }
+      if (valueKind !== undefined) Object.assign(flag, {valueKind})
+      else if (parse !== undefined && String(parse) !== plainParse[flag.type]) Object.assign(flag, {custom: true})
+      // The manifest's own `default` is what help shows (`1-3`), and a boolean's is not recorded at all: the
+      // value the command gets is this one.
+      if (value !== undefined && typeof value !== 'function') Object.assign(flag, {valueDefault: value})
     }
     const args: Record<string, {parse?: unknown}> = command.args ?? {}
     for (const [name, arg] of Object.entries(manifestCommand.args)) {

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {storeVerifyCommand} from '../actions/store/verify.js'
 import {BaseCommand} from '../base.js'
-import {revocationsFlag, trustOptions} from '../flags.js'
+import {revocationsFlag, stringArgument, trustOptions} from '../flags.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
@@ -19,7 +19,7 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   static override advice = {'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
 
   static override args = {
-    artifact: Args.string({description: 'The uploaded .svcPlugin.', required: true}),
+    artifact: stringArgument({description: 'The uploaded .svcPlugin.', required: true}),
   }
 
   static override flags = {

@@ -61,7 +61,7 @@ export type InstallErrorCode =
    */
   | 'unsafe-data-root'
 
-/** Thrown by `install`, `uninstall`, `activate` and `verifyInstalled`; nothing half-done is left behind. */
+/** Thrown by `install`, `uninstall`, `activate`, `verifyInstalled` and `listInstalled`; nothing half-done is left behind. */
 export class InstallError extends SvcPluginError<InstallErrorCode> {}
 
 /** Wraps a Node file-system error met in the data root as `io-error`, keeping it as `cause`. */

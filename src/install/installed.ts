@@ -4,7 +4,7 @@ import type {Manifest} from '../model/manifest.js'
 import {isPluginId} from '../model/plugin-id.js'
 import {pathExists} from '../fs/durable.js'
 import {realDirectory} from './data-root.js'
-import {InstallError} from './errors.js'
+import {InstallError, asInstallError} from './errors.js'
 import {levels, pluginPaths, versionPath} from './layout.js'
 import {readTrustRecord, type AdmittedVerdict} from './trust-record.js'
 import {readInstalledVersions, type InstalledVersions} from './version-directories.js'
@@ -61,9 +61,17 @@ export async function installedPluginIds(dataRoot: string): Promise<string[]> {
  * Every installed plugin: those with at least one version directory, sorted by id. Reads only; takes no
  * lock (`current.json` and `trust.json` are replaced atomically). A plugin whose directory or `versions`
  * is not a real directory is not listed (its own operations refuse it with `unsafe-data-root`); a
- * `plugins` that is not one is refused.
+ * `plugins` that is not one is refused; a file-system error is `io-error`.
  */
 export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]> {
+  try {
+    return await listed(dataRoot)
+  } catch (error) {
+    throw asInstallError(error)
+  }
+}
+
+async function listed(dataRoot: string): Promise<InstalledPlugin[]> {
   const plugins: InstalledPlugin[] = []
   for (const id of await installedPluginIds(dataRoot)) {
     const paths = pluginPaths(dataRoot, id)

@@ -170,6 +170,18 @@ describe('listInstalled', () => {
     })
   })
 
+  it('refuses a data root the file system cannot read with io-error, naming the path (a link that points to itself)', async () => {
+    await inWorkspace(async (ws) => {
+      const loop = path.join(ws.dir, 'loop')
+      await symlink(loop, loop)
+      await assert.rejects(listInstalled(loop), (error: Error & {code?: string; details?: Record<string, unknown>}) => {
+        assert.equal(error.code, 'io-error')
+        assert.deepEqual({errno: error.details?.errno, path: error.details?.path}, {errno: 'ELOOP', path: path.join(loop, 'plugins')})
+        return true
+      })
+    })
+  })
+
   it('is empty for a data root that does not exist', async () => {
     await inWorkspace(async (ws) => {
       assert.deepEqual(await listInstalled(path.join(ws.dir, 'nowhere')), [])
