@@ -1,9 +1,8 @@
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
-import type {SvcPluginError} from '../src/index.js'
 import type {ActionContext} from './actions/action.js'
 import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
-import {argvWantsJson, reportThrown, reportUsage, UsageError} from './failure.js'
+import {argvWantsJson, reportThrown, reportUsage} from './failure.js'
 import {CommandOutput} from './output.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -71,12 +70,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.flags?.json ?? argvWantsJson(this.argv)
   }
 
-  /** The advice for a library error (see {@link BaseCommand.advice}); a command may decide from its flags too. */
-  protected adviceFor(error: SvcPluginError): string | undefined {
-    const {advice} = this.ctor as typeof BaseCommand
-    return Object.hasOwn(advice, error.code) ? advice[error.code] : undefined
-  }
-
   private failUsage(error: unknown): never {
     reportUsage(this.id, error instanceof Error ? error.message : String(error), this.wantsJson)
     this.exit(ExitCode.usage)
@@ -84,7 +77,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
-    if (error instanceof UsageError || (error instanceof Errors.CLIError && error.oclif?.exit === 2)) this.failUsage(error)
-    this.exit(reportThrown(error, {json: this.wantsJson, adviceFor: (thrown) => this.adviceFor(thrown)}))
+    if (error instanceof Errors.CLIError && error.oclif?.exit === 2) this.failUsage(error)
+    this.exit(reportThrown(error, {json: this.wantsJson, commandId: this.id, advice: (this.ctor as typeof BaseCommand).advice}))
   }
 }

@@ -1,8 +1,7 @@
 import {readFileSync} from 'node:fs'
 import type {Action, ActionInput} from './actions/action.js'
 import {prepareCommandProcess} from './command-process.js'
-import {ExitCode} from './exit-codes.js'
-import {reportThrown, reportUsage, UsageError} from './failure.js'
+import {reportThrown} from './failure.js'
 import {readFlagValue, type FlagValue} from './flag-values.js'
 import {CommandOutput} from './output.js'
 
@@ -101,13 +100,7 @@ export async function runDirectly(argv: readonly string[], root: URL): Promise<b
     const action = await (actions[id] as (typeof actions)[string])()
     process.exitCode = await action(input as never, context)
   } catch (error) {
-    if (error instanceof UsageError) {
-      reportUsage(id, error.message, json)
-      process.exitCode = ExitCode.usage
-    } else {
-      const advice = command.advice ?? {}
-      process.exitCode = reportThrown(error, {json, adviceFor: ({code}) => (Object.hasOwn(advice, code) ? advice[code] : undefined)})
-    }
+    process.exitCode = reportThrown(error, {json, commandId: id, advice: command.advice})
   }
   return true
 }

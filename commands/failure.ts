@@ -45,7 +45,7 @@ export function exitOnFailure(error: unknown): void {
     process.exitCode = decided
     return
   }
-  process.exitCode = reportThrown(error, {json: argvWantsJson(process.argv.slice(2)), adviceFor: () => undefined})
+  process.exitCode = reportThrown(error, {json: argvWantsJson(process.argv.slice(2))})
 }
 
 /** A command line a command cannot act on, found by the command itself rather than by the flag parser. */
@@ -74,15 +74,19 @@ export function reportUsage(commandId: string | undefined, message: string, json
 }
 
 /**
- * Reports what a command threw and gives the status to exit with: a library refusal keeps its code, its
- * details and its exit status, and gets the command's advice (the flag that overrides it, or the advice of
- * an {@link AdvisedRefusal}); anything else is
+ * Reports what a command threw and gives the status to exit with: a {@link UsageError} as a usage error of
+ * `commandId`; a library refusal with its code, its details and its exit status, and the command's advice
+ * for its code (the flag that overrides it) or that of an {@link AdvisedRefusal}; anything else as
  * `internal` (exit 70), with the stack only when SVC_PLUGIN_DEBUG=1 asks for it.
  */
-export function reportThrown(thrown: unknown, options: {json: boolean; adviceFor: (error: SvcPluginError) => string | undefined}): ExitCode {
+export function reportThrown(thrown: unknown, options: {json: boolean; commandId?: string | undefined; advice?: Readonly<Record<string, string>>}): ExitCode {
+  if (thrown instanceof UsageError) {
+    reportUsage(options.commandId, thrown.message, options.json)
+    return ExitCode.usage
+  }
   const error = thrown instanceof AdvisedRefusal ? thrown.refusal : thrown
   if (isSvcPluginError(error)) {
-    const advice = thrown instanceof AdvisedRefusal ? thrown.advice : options.adviceFor(error)
+    const advice = thrown instanceof AdvisedRefusal ? thrown.advice : Object.hasOwn(options.advice ?? {}, error.code) ? options.advice?.[error.code] : undefined
     const message = advice === undefined ? error.message : `${error.message} ${advice}`
     reportFailure({code: error.code, message, json: options.json, details: error.details})
     return exitCodeFor(error)

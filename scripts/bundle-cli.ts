@@ -27,6 +27,9 @@ const commandEntries = Object.fromEntries(Object.keys(COMMANDS).map((id) => {
   const file = path.join('commands', ...id.split(':'))
   return [file, path.join(root, `${file}.ts`)]
 }))
+/** The module that loads the manifest schema's compiled validator from beside itself. */
+const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
+
 /**
  * Bundles `entryPoints` into `outdir` (shared code in `chunks/`) and puts the manifest schema's compiled
  * validator beside the module that loads it, when the bundle holds that module.
@@ -51,7 +54,6 @@ async function bundle(entryPoints: Record<string, string>, outdir: string): Prom
     metafile: true,
     logLevel: 'warning',
   })
-  const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
   for (const [output, {inputs}] of Object.entries(metafile.outputs)) {
     if (validatorSource in inputs) copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(output), generatedValidatorFile))
   }
@@ -59,7 +61,7 @@ async function bundle(entryPoints: Record<string, string>, outdir: string): Prom
 }
 
 const cli = await bundle({main: path.join(root, 'commands', 'main.ts'), ...commandEntries}, outdir)
-if (!Object.values(cli.outputs).some(({inputs}) => path.join('src', 'manifest', 'schema-validator.ts') in inputs)) throw new Error('bundle-cli: no output validates manifests')
+if (!Object.values(cli.outputs).some(({inputs}) => validatorSource in inputs)) throw new Error(`bundle-cli: no output holds ${validatorSource}`)
 
 // The direct path (commands that run without oclif when their command line is plain) is a bundle of its
 // own: sharing chunks with the commands would make it load the whole library, since every command reaches

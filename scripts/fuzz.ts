@@ -62,7 +62,7 @@ const help = [
   ...synopsis,
   '',
   '  --seconds N          the whole budget in seconds, split evenly among the families (default 60)',
-  '  --seed S             the seed of the cases (default random; printed, so a run can be repeated)',
+  '  --seed S             the number the cases are drawn from (default random; printed, so a run can be repeated)',
   `  --family LIST        a comma-separated subset of ${familyNames.join(', ')} (default all)`,
   `  --timeout MS         the time one call may take before it is a hang (default ${defaultTimeoutMs})`,
   '  --out DIR            where findings and their inputs are saved (default fuzz-findings/seed-S)',
