@@ -17,6 +17,6 @@ Exit status: 0, 2 usage error.`
   }
 
   async run(): Promise<void> {
-    this.setExit(await listCommand({flags: this.flags}, this.context))
+    this.setExit(await listCommand(this.input, this.context))
   }
 }

@@ -1,19 +1,11 @@
-import {initPlugin} from '../../src/index.js'
+import {initPlugin} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Init from '../init.js'
 
-/** The arguments and flags of `svc-plugin init`, as parsed (by oclif, or by the direct path). */
-export interface InitInput {
-  readonly args: {readonly dir: string}
-  readonly flags: {
-    readonly id?: string | undefined
-    readonly name?: string | undefined
-    readonly version?: string | undefined
-    readonly rid?: string | undefined
-    readonly entrypoint?: string | undefined
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin init`, as oclif parsed them from the declarations of {@link Init}. */
+export type InitInput = CommandInput<typeof Init>
 
 /** `svc-plugin init [DIR]`: writes a new plugin's manifest and a placeholder entrypoint. */
 export async function initCommand({args: {dir}, flags}: InitInput, {output}: ActionContext): Promise<ExitCode> {

@@ -1,26 +1,16 @@
-import {PackError, pack, renderReport, type Level, type PackProgress, type PackResult} from '../../src/index.js'
+import {PackError, pack, renderReport, type PackProgress, type PackResult} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {formatBytes, progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Pack from '../pack.js'
 
 /** Trees at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
 
-/** The arguments and flags of `svc-plugin pack`, as parsed (by oclif, or by the direct path). */
-export interface PackInput {
-  readonly args: {readonly source: string}
-  readonly flags: {
-    readonly output?: string | undefined
-    readonly force: boolean
-    readonly 'dry-run': boolean
-    readonly 'show-digest': boolean
-    readonly level?: Level | undefined
-    readonly 'allow-secret'?: readonly string[] | undefined
-    readonly json: boolean
-    readonly quiet: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin pack`, as oclif parsed them from the declarations of {@link Pack}. */
+export type PackInput = CommandInput<typeof Pack>
 
 /** `svc-plugin pack`: packs the plugin folder (or lists what it would pack), prints what it did and gives the exit status. */
 export async function packCommand({args, flags}: PackInput, context: ActionContext): Promise<ExitCode> {

@@ -1,20 +1,11 @@
-import {signArtifactFiles} from '../../src/index.js'
+import {signArtifactFiles} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Sign from '../sign.js'
 
-/** The arguments and flags of `svc-plugin sign`, as parsed (by oclif, or by the direct path). */
-export interface SignInput {
-  readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'private-key': string
-    readonly certificate: string
-    readonly 'certificate-signature': string
-    readonly 'issuer-certificate'?: string | undefined
-    readonly 'issuer-signature'?: string | undefined
-    readonly output: string
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin sign`, as oclif parsed them from the declarations of {@link Sign}. */
+export type SignInput = CommandInput<typeof Sign>
 
 /** `svc-plugin sign`: signs a packed artifact into a new file. */
 export async function signCommand({args: {artifact}, flags}: SignInput, {output}: ActionContext): Promise<ExitCode> {

@@ -1,23 +1,14 @@
-import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../../src/index.js'
+import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '#cli'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
 import type {CommandOutput} from '../output.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Verify from '../verify.js'
 
-/** The arguments and flags of `svc-plugin verify`, as parsed (by oclif, or by the direct path). */
-export interface VerifyInput {
-  readonly args: {readonly artifact?: string | undefined}
-  readonly flags: {
-    readonly trust: string
-    readonly revocations?: string | undefined
-    readonly 'allow-stale-revocations': boolean
-    readonly installed?: string | undefined
-    readonly version?: string | undefined
-    readonly 'data-root'?: string | undefined
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin verify`, as oclif parsed them from the declarations of {@link Verify}. */
+export type VerifyInput = CommandInput<typeof Verify>
 
 /** `svc-plugin verify`: verifies an artifact (or, with --installed, an installed version), prints the verdict and gives the exit status. */
 export async function verifyCommand(input: VerifyInput, {output}: ActionContext): Promise<ExitCode> {

@@ -4,19 +4,13 @@ import {missingManifestAdvice} from '../archive/foreign.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
 import {withArtifact} from '../artifact/open.js'
-import {SvcPluginError} from '../errors.js'
+import {InspectError} from './errors.js'
 import {readInputFile} from '../fs/input.js'
 import type {ReadJsonResult} from '../json/strict-json.js'
 import {readManifestDocument} from '../manifest/validate.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {isKnownPermission} from '../model/index.js'
-
-/** Why `inspect` could not describe its subject. */
-export type InspectErrorCode = 'file-not-found' | 'manifest-missing' | 'manifest-malformed'
-
-/** Thrown by {@link inspect} when there is no readable manifest to describe. */
-export class InspectError extends SvcPluginError<InspectErrorCode> {}
 
 /** How a `signature` block looks, without verifying it. */
 export type SignatureShape =

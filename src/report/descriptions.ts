@@ -103,8 +103,9 @@ const schemaKeywords: Record<string, Entry> = {
 
 /** Codes of the toolchain's typed errors that are not also diagnostic codes: why a command stopped. */
 const errors: Record<string, Entry> = {
-  usage: ['The command line is wrong: an unknown flag, a missing argument or a bad flag value.', '`svc-plugin validate --level strict`', 'Run the command with `--help` and correct the arguments.'],
+  usage: ['The command line is wrong: a missing argument or flag, a bad flag value, an argument too many.', '`svc-plugin validate --level strict`', 'Run the command with `--help` and correct the arguments.'],
   'unknown-command': ['There is no such command.', '`svc-plugin valdate`', 'Run `svc-plugin --help` for the list of commands.'],
+  'unknown-flag': ['The command has no such flag.', '`svc-plugin validate --levle package`', 'Use the flag the message suggests, or run the command with `--help` for its flags.'],
   internal: [
     'A bug in svc-plugin: something failed that the tool did not expect.',
     'Any command ending with exit status 70',

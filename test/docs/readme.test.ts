@@ -71,9 +71,9 @@ describe('README', () => {
     }
   })
 
-  it('shows library code that compiles against the public API', () => {
-    const [code] = blocks('ts')
-    assert.ok(code !== undefined, 'the README has no TypeScript example')
+  it('shows library code that compiles against the public entries', () => {
+    const code = blocks('ts').join('\n')
+    assert.ok(code !== '', 'the README has no TypeScript example')
     const file = path.join(work, 'example.mts')
     // What the example leaves to the host: where its data lives and how it starts and reports.
     writeFileSync(file, `${code}\ndeclare const hostDataDir: string\ndeclare function startPlugin(entrypoint: unknown): void\ndeclare function showRefusal(code: string, message: string): void\ndeclare function refuseToLaunch(problems: unknown[]): void\nexport {}\n`)
@@ -86,7 +86,8 @@ describe('README', () => {
       skipLibCheck: true,
       types: ['node'],
       typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
-      paths: {'svc-plugin': [path.join(repoRoot, 'dist', 'src', 'index.d.ts')]},
+      // The package's public entries, as package.json's `exports` name them.
+      paths: Object.fromEntries(['index', 'store', 'tooling'].map((entry) => [entry === 'index' ? 'svc-plugin' : `svc-plugin/${entry}`, [path.join(repoRoot, 'dist', 'src', `${entry}.d.ts`)]])),
     })
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
     assert.deepEqual(problems, [])

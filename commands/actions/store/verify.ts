@@ -1,23 +1,12 @@
-import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../../src/index.js'
+import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '#cli'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
 import {io} from '../../io.js'
 import type {ActionContext} from '../action.js'
+import type {CommandInput} from '../../base.js'
+import type StoreVerify from '../../store/verify.js'
 
-/** The arguments and flags of `svc-plugin store verify`, as parsed (by oclif, or by the direct path). */
-export interface StoreVerifyInput {
-  readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'account-name': string
-    readonly 'account-id'?: string | undefined
-    readonly trust: string
-    readonly published?: readonly string[] | undefined
-    readonly revocations?: string | undefined
-    readonly 'allow-stale-revocations': boolean
-    readonly json: boolean
-    readonly quiet: boolean
-    readonly 'no-color': boolean
-  }
-}
+/** The arguments and flags of `svc-plugin store verify`, as oclif parsed them from the declarations of {@link StoreVerify}. */
+export type StoreVerifyInput = CommandInput<typeof StoreVerify>
 
 /** `svc-plugin store verify`: the store's check of an upload; prints the report and gives the exit status. */
 export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyInput, {output}: ActionContext): Promise<ExitCode> {
