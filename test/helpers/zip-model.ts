@@ -1,8 +1,10 @@
 /**
- * A lenient ZIP model for the fuzzer: it splits an archive into its records without judging them, so that
- * a mutant can change one field, add a record or a comment, and be written back with every offset and
- * length consistent again (a lie that is consistent gets past the cheap checks and reaches the deep ones).
- * It also counts the bytes of an archive that no signature covers (see {@link freeFormBytes}).
+ * The one lenient ZIP model of the tests: an archive as its records, split without judging them and
+ * written back with every offset, length and count recomputed, except the ones a model is told to lie
+ * about. The hostile corpus (scripts/make-hostile-archives.ts) builds its archives as models, the fuzzer
+ * mutates models of real ones (a lie that is consistent gets past the cheap checks and reaches the deep
+ * ones), and the splice helper (zip-splice.ts) edits a real archive's records through it. It also counts
+ * the bytes of an archive that no signature covers (see {@link freeFormBytes}).
  */
 import zlib from 'node:zlib'
 
@@ -47,6 +49,11 @@ export interface ZipEntry {
   /** Everything between the local header and the next local header (or the central directory). */
   data: Buffer
   central: CentralHeader
+  /**
+   * A central record that points at this offset (another entry's local record, say) instead of at one of
+   * its own: the entry's local header and data are then not written.
+   */
+  pointsAt?: number
 }
 
 /** End-of-central-directory fields that are not derived from the entries. */
@@ -54,15 +61,21 @@ export interface EndFields {
   disk: number
   centralDisk: number
   comment: Buffer
-  /** Forced counts and sizes (a lie); derived from the entries when absent. */
+  /** Forced counts, size and offset (a lie); derived from the entries when absent. */
   entriesOnDisk?: number
   entries?: number
+  centralSize?: number
+  centralOffset?: number
+  /** Write ZIP64 end records before the end record, and the end record's counts and offsets as 0xff…. */
+  zip64?: boolean
 }
 
-/** An archive as the fuzzer edits it. */
+/** An archive as the tests build and edit it. */
 export interface ZipModel {
   /** Bytes before the first local header. */
   prefix: Buffer
+  /** Whether the offsets count the prefix (as `zip -A` makes them); default true. */
+  prefixInOffsets?: boolean
   /** Entries in local (file) order. */
   entries: ZipEntry[]
   /** The order of the central records, as indexes into `entries`. */
@@ -70,12 +83,18 @@ export interface ZipModel {
   /** Bytes between the last entry's data and the central directory are part of that entry's `data`; these sit between the directory and the end record. */
   beforeEnd: Buffer
   end: EndFields
+  /** Bytes after the end record (and its comment). */
+  suffix?: Buffer
 }
 
 export const localSignature = 0x04034b50
 export const centralSignature = 0x02014b50
 export const endSignature = 0x06054b50
 export const flagDataDescriptor = 0x0008
+/** General-purpose flag bit 11: the name is UTF-8. */
+export const flagUtf8 = 0x0800
+/** Version made by: Unix host, ZIP 2.0. */
+export const madeByUnix = (3 << 8) | 20
 
 /**
  * Splits `bytes` into a model, or returns null when they are not laid out as local records, then the
@@ -102,24 +121,12 @@ export function parseZip(bytes: Buffer): ZipModel | null {
     const nameAt = at + 46
     centrals.push({
       offset: bytes.readUInt32LE(at + 42),
-      header: {
-        signature: centralSignature,
-        madeBy: bytes.readUInt16LE(at + 4),
-        version: bytes.readUInt16LE(at + 6),
-        flags: bytes.readUInt16LE(at + 8),
-        method: bytes.readUInt16LE(at + 10),
-        time: bytes.readUInt16LE(at + 12),
-        date: bytes.readUInt16LE(at + 14),
-        crc: bytes.readUInt32LE(at + 16),
-        compressedSize: bytes.readUInt32LE(at + 20),
-        uncompressedSize: bytes.readUInt32LE(at + 24),
-        diskStart: bytes.readUInt16LE(at + 34),
-        internal: bytes.readUInt16LE(at + 36),
-        external: bytes.readUInt32LE(at + 38),
-        name: Buffer.from(bytes.subarray(nameAt, nameAt + nameLength)),
-        extra: Buffer.from(bytes.subarray(nameAt + nameLength, nameAt + nameLength + extraLength)),
-        comment: Buffer.from(bytes.subarray(nameAt + nameLength + extraLength, next)),
-      },
+      header: readCentralHeader(
+        bytes.subarray(at, at + 46),
+        Buffer.from(bytes.subarray(nameAt, nameAt + nameLength)),
+        Buffer.from(bytes.subarray(nameAt + nameLength, nameAt + nameLength + extraLength)),
+        Buffer.from(bytes.subarray(nameAt + nameLength + extraLength, next)),
+      ),
     })
     at = next
   }
@@ -139,19 +146,7 @@ export function parseZip(bytes: Buffer): ZipModel | null {
     const dataAt = offset + 30 + nameLength + extraLength
     if (dataAt > limit) return null
     entries.push({
-      local: {
-        signature: localSignature,
-        version: bytes.readUInt16LE(offset + 4),
-        flags: bytes.readUInt16LE(offset + 6),
-        method: bytes.readUInt16LE(offset + 8),
-        time: bytes.readUInt16LE(offset + 10),
-        date: bytes.readUInt16LE(offset + 12),
-        crc: bytes.readUInt32LE(offset + 14),
-        compressedSize: bytes.readUInt32LE(offset + 18),
-        uncompressedSize: bytes.readUInt32LE(offset + 22),
-        name: Buffer.from(bytes.subarray(offset + 30, offset + 30 + nameLength)),
-        extra: Buffer.from(bytes.subarray(offset + 30 + nameLength, dataAt)),
-      },
+      local: readLocalHeader(bytes.subarray(offset, offset + 30), Buffer.from(bytes.subarray(offset + 30, offset + 30 + nameLength)), Buffer.from(bytes.subarray(offset + 30 + nameLength, dataAt))),
       data: Buffer.from(bytes.subarray(dataAt, limit)),
       central: header,
     })
@@ -162,7 +157,14 @@ export function parseZip(bytes: Buffer): ZipModel | null {
     entries,
     centralOrder: centrals.map((_, index) => order[index]!),
     beforeEnd: Buffer.from(bytes.subarray(at, endAt)),
-    end: {disk: bytes.readUInt16LE(endAt + 4), centralDisk: bytes.readUInt16LE(endAt + 6), comment: Buffer.from(bytes.subarray(endAt + 22, endAt + 22 + commentLength))},
+    end: {
+      disk: bytes.readUInt16LE(endAt + 4),
+      centralDisk: bytes.readUInt16LE(endAt + 6),
+      comment: Buffer.from(bytes.subarray(endAt + 22, endAt + 22 + commentLength)),
+      // The end record's own lies about the directory, kept: a count or a size the records do not add up to.
+      ...(bytes.readUInt16LE(endAt + 8) === count ? {} : {entriesOnDisk: bytes.readUInt16LE(endAt + 8)}),
+      ...(directorySize === at - directoryAt ? {} : {centralSize: directorySize}),
+    },
   }
 }
 
@@ -174,13 +176,15 @@ function findEndRecord(bytes: Buffer): number | null {
   return null
 }
 
-/** Writes a model back: offsets, counts, the directory size and every name, extra and comment length are recomputed. */
+/** Writes a model back: offsets, counts, the directory size and every name, extra and comment length are recomputed, unless forced. */
 export function serializeZip(model: ZipModel): Buffer {
   const parts: Buffer[] = [model.prefix]
-  let offset = model.prefix.length
+  const base = model.prefixInOffsets === false ? 0 : model.prefix.length
+  let offset = base
   const offsets: number[] = []
   for (const entry of model.entries) {
-    offsets.push(offset)
+    offsets.push(entry.pointsAt ?? offset)
+    if (entry.pointsAt !== undefined) continue
     const header = localHeaderBytes(entry.local)
     parts.push(header, entry.data)
     offset += header.length + entry.data.length
@@ -196,20 +200,57 @@ export function serializeZip(model: ZipModel): Buffer {
   }
   const records = model.centralOrder.filter((index) => model.entries[index] !== undefined).length
   parts.push(model.beforeEnd)
-  const end = Buffer.alloc(22)
-  end.writeUInt32LE(endSignature, 0)
-  end.writeUInt16LE(model.end.disk & 0xffff, 4)
-  end.writeUInt16LE(model.end.centralDisk & 0xffff, 6)
-  end.writeUInt16LE((model.end.entriesOnDisk ?? records) & 0xffff, 8)
-  end.writeUInt16LE((model.end.entries ?? records) & 0xffff, 10)
-  end.writeUInt32LE(directorySize >>> 0, 12)
-  end.writeUInt32LE(directoryAt >>> 0, 16)
-  end.writeUInt16LE(model.end.comment.length & 0xffff, 20)
-  parts.push(end, model.end.comment)
+  const {end} = model
+  if (end.zip64 === true) parts.push(zip64EndRecords(records, directorySize, directoryAt, directoryAt + directorySize + model.beforeEnd.length))
+  parts.push(
+    endRecordBytes({
+      disk: end.disk,
+      centralDisk: end.centralDisk,
+      entriesOnDisk: end.entriesOnDisk ?? (end.zip64 === true ? 0xffff : records),
+      entries: end.entries ?? (end.zip64 === true ? 0xffff : records),
+      centralSize: end.centralSize ?? (end.zip64 === true ? 0xffffffff : directorySize),
+      centralOffset: end.centralOffset ?? (end.zip64 === true ? 0xffffffff : directoryAt),
+      comment: end.comment,
+    }),
+    model.suffix ?? Buffer.alloc(0),
+  )
   return Buffer.concat(parts)
 }
 
-function localHeaderBytes(header: LocalHeader): Buffer {
+/** The end-of-central-directory record (22 bytes, then the comment), with whatever values it is given. */
+export function endRecordBytes(fields: {disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number; comment: Buffer}): Buffer {
+  const record = Buffer.alloc(22)
+  record.writeUInt32LE(endSignature, 0)
+  record.writeUInt16LE(fields.disk & 0xffff, 4)
+  record.writeUInt16LE(fields.centralDisk & 0xffff, 6)
+  record.writeUInt16LE(fields.entriesOnDisk & 0xffff, 8)
+  record.writeUInt16LE(fields.entries & 0xffff, 10)
+  record.writeUInt32LE(fields.centralSize >>> 0, 12)
+  record.writeUInt32LE(fields.centralOffset >>> 0, 16)
+  record.writeUInt16LE(fields.comment.length & 0xffff, 20)
+  return Buffer.concat([record, fields.comment])
+}
+
+/** The ZIP64 end record and its locator, for `entries` records of `centralSize` bytes at `centralOffset`; the record itself at `recordOffset`. */
+function zip64EndRecords(entries: number, centralSize: number, centralOffset: number, recordOffset: number): Buffer {
+  const record = Buffer.alloc(56)
+  record.writeUInt32LE(0x06064b50, 0)
+  record.writeBigUInt64LE(44n, 4)
+  record.writeUInt16LE(madeByUnix, 12)
+  record.writeUInt16LE(45, 14)
+  record.writeBigUInt64LE(BigInt(entries), 24)
+  record.writeBigUInt64LE(BigInt(entries), 32)
+  record.writeBigUInt64LE(BigInt(centralSize), 40)
+  record.writeBigUInt64LE(BigInt(centralOffset), 48)
+  const locator = Buffer.alloc(20)
+  locator.writeUInt32LE(0x07064b50, 0)
+  locator.writeBigUInt64LE(BigInt(recordOffset), 8)
+  locator.writeUInt32LE(1, 16)
+  return Buffer.concat([record, locator])
+}
+
+/** A local header (30 bytes, then the name and the extra field) with whatever values it holds. */
+export function localHeaderBytes(header: LocalHeader): Buffer {
   const bytes = Buffer.alloc(30)
   bytes.writeUInt32LE(header.signature >>> 0, 0)
   bytes.writeUInt16LE(header.version & 0xffff, 4)
@@ -225,7 +266,8 @@ function localHeaderBytes(header: LocalHeader): Buffer {
   return Buffer.concat([bytes, header.name, header.extra])
 }
 
-function centralHeaderBytes(header: CentralHeader, offset: number): Buffer {
+/** A central record (46 bytes, then the name, the extra field and the comment) with whatever values it holds, pointing at `offset`. */
+export function centralHeaderBytes(header: CentralHeader, offset: number): Buffer {
   const bytes = Buffer.alloc(46)
   bytes.writeUInt32LE(header.signature >>> 0, 0)
   bytes.writeUInt16LE(header.madeBy & 0xffff, 4)
@@ -342,5 +384,137 @@ export function contentOf(entry: ZipEntry): Buffer | null {
     return zlib.inflateRawSync(data)
   } catch {
     return null
+  }
+}
+
+/** What {@link zipEntry} builds an entry from: the content, and any header value to state instead of the true one. */
+export interface EntryFields {
+  name: string | Buffer
+  /** Uncompressed content. */
+  data?: Buffer
+  method?: number
+  /** The bytes stored after the local header; default: deflate(data) for method 8, data otherwise. */
+  payload?: Buffer
+  flags?: number
+  crc?: number
+  compressedSize?: number
+  uncompressedSize?: number
+  versionMadeBy?: number
+  /** Unix mode for the high half of the external attributes (default 0o100644). */
+  mode?: number
+  externalAttributes?: number
+  centralExtra?: Buffer
+  localExtra?: Buffer
+  /** The entry's comment in its central record. */
+  comment?: Buffer
+  /** The central record's "disk number start". */
+  disk?: number
+  /** Local-header fields that differ from the central record. */
+  local?: {name?: string | Buffer; method?: number; flags?: number; crc?: number; compressedSize?: number; uncompressedSize?: number; signature?: number}
+  /** Bytes written right after the payload (a data descriptor, or junk). */
+  after?: Buffer
+  /** Point the central record at this offset and write no local record for it. */
+  localHeaderOffset?: number
+}
+
+const bytesOf = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value, 'utf8') : value)
+
+/**
+ * An entry as a ZIP writer would make it from `fields.data` (deflated, its CRC-32 and sizes, a UTF-8
+ * name, mode 0o100644, dated 1980-01-01), with every value `fields` states instead, lies included. With a
+ * data descriptor (flag bit 3) the local header's CRC-32 and sizes are 0.
+ */
+export function zipEntry(fields: EntryFields): ZipEntry {
+  const name = bytesOf(fields.name)
+  const data = fields.data ?? Buffer.alloc(0)
+  const method = fields.method ?? 8
+  const payload = fields.payload ?? (method === 8 ? zlib.deflateRawSync(data) : data)
+  const flags = fields.flags ?? flagUtf8
+  const crc = fields.crc ?? zlib.crc32(data)
+  const compressedSize = fields.compressedSize ?? payload.length
+  const uncompressedSize = fields.uncompressedSize ?? data.length
+  const local = fields.local ?? {}
+  const described = (flags & flagDataDescriptor) !== 0
+  return {
+    local: {
+      signature: local.signature ?? localSignature,
+      version: 20,
+      flags: local.flags ?? flags,
+      method: local.method ?? method,
+      time: 0,
+      date: 0x21,
+      crc: local.crc ?? (described ? 0 : crc),
+      compressedSize: local.compressedSize ?? (described ? 0 : compressedSize),
+      uncompressedSize: local.uncompressedSize ?? (described ? 0 : uncompressedSize),
+      name: local.name === undefined ? name : bytesOf(local.name),
+      extra: fields.localExtra ?? Buffer.alloc(0),
+    },
+    data: Buffer.concat([payload, fields.after ?? Buffer.alloc(0)]),
+    central: {
+      signature: centralSignature,
+      madeBy: fields.versionMadeBy ?? madeByUnix,
+      version: 20,
+      flags,
+      method,
+      time: 0,
+      date: 0x21,
+      crc,
+      compressedSize,
+      uncompressedSize,
+      name,
+      extra: fields.centralExtra ?? Buffer.alloc(0),
+      comment: fields.comment ?? Buffer.alloc(0),
+      diskStart: fields.disk ?? 0,
+      internal: 0,
+      external: fields.externalAttributes ?? ((fields.mode ?? 0o100644) << 16) >>> 0,
+    },
+    ...(fields.localHeaderOffset === undefined ? {} : {pointsAt: fields.localHeaderOffset}),
+  }
+}
+
+/** One extra field: its id, its length and `body`. */
+export function extraField(id: number, body: Buffer): Buffer {
+  const header = Buffer.alloc(4)
+  header.writeUInt16LE(id, 0)
+  header.writeUInt16LE(body.length, 2)
+  return Buffer.concat([header, body])
+}
+
+/** Reads the 30 fixed bytes of a local header into its fields; the name and extra field are given apart. */
+export function readLocalHeader(fixed: Buffer, name: Buffer, extra: Buffer): LocalHeader {
+  return {
+    signature: fixed.readUInt32LE(0),
+    version: fixed.readUInt16LE(4),
+    flags: fixed.readUInt16LE(6),
+    method: fixed.readUInt16LE(8),
+    time: fixed.readUInt16LE(10),
+    date: fixed.readUInt16LE(12),
+    crc: fixed.readUInt32LE(14),
+    compressedSize: fixed.readUInt32LE(18),
+    uncompressedSize: fixed.readUInt32LE(22),
+    name,
+    extra,
+  }
+}
+
+/** Reads the 46 fixed bytes of a central record into its fields; the name, extra field and comment are given apart. */
+export function readCentralHeader(fixed: Buffer, name: Buffer, extra: Buffer, comment: Buffer): CentralHeader {
+  return {
+    signature: fixed.readUInt32LE(0),
+    madeBy: fixed.readUInt16LE(4),
+    version: fixed.readUInt16LE(6),
+    flags: fixed.readUInt16LE(8),
+    method: fixed.readUInt16LE(10),
+    time: fixed.readUInt16LE(12),
+    date: fixed.readUInt16LE(14),
+    crc: fixed.readUInt32LE(16),
+    compressedSize: fixed.readUInt32LE(20),
+    uncompressedSize: fixed.readUInt32LE(24),
+    diskStart: fixed.readUInt16LE(34),
+    internal: fixed.readUInt16LE(36),
+    external: fixed.readUInt32LE(38),
+    name,
+    extra,
+    comment,
   }
 }
