@@ -12,6 +12,6 @@ after(() => scratch.cleanup())
 
 describe('generated hostile manifests (exhaustive)', () => {
   it('through inspect and validate hold nothing raw', async () => {
-    await assertHostileManifestsContained(scratch.dir, 200)
+    await assertHostileManifestsContained(scratch.dir, 500)
   })
 })
