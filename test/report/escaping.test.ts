@@ -213,7 +213,7 @@ describe('a suggested command', () => {
       if (command === null) assert.ok(argv.some((argument) => !showsAsItself(argument)))
       else suggested.push({command, argv})
     }
-    suggested.push({command: shellCommand(['svc-plugin', 'pack'], [hostileFragments()])!, argv: ['svc-plugin', 'pack', hostileFragments()]})
+    suggested.push({command: shellCommand(['svc-plugin', 'pack'], [printableHostileText()])!, argv: ['svc-plugin', 'pack', printableHostileText()]})
     assert.ok(suggested.length > 100, `${suggested.length} commands`)
     assert.deepEqual(
       shellWords(
@@ -244,6 +244,6 @@ describe('a suggested command', () => {
 })
 
 /** The printable hostile fragments, joined: every shell metacharacter at once. */
-function hostileFragments(): string {
+function printableHostileText(): string {
   return hostileText.split(' ').filter(showsAsItself).join(' ')
 }
