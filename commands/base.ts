@@ -52,7 +52,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const {args, argv, flags} = await this.parse({flags: this.ctor.flags, baseFlags, args: this.ctor.args, strict: this.ctor.strict})
       this.input = {args, flags, argv: argv as string[]} as unknown as CommandInput<T>
       this.failuresAsJson = this.input.flags.json
-      this.output = new CommandOutput({quiet: this.input.flags.quiet})
+      this.output = new CommandOutput({quiet: this.input.flags.quiet, noColor: this.input.flags['no-color']})
     } catch (error) {
       this.failUsage(error)
     }

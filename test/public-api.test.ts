@@ -57,9 +57,16 @@ describe('the public entries', () => {
       'colorEnabled',
       'findRepositoryRoot',
       'isGlobPattern',
+      'jsonText',
       'removeTemporaryFilesSync',
       'renderStepSummary',
+      'shellCommand',
+      'subjectsTextLines',
+      'textLines',
+      'uploadTextLines',
       'verifyArtifactFile',
+      'visibleText',
+      'withoutInvisibleCharacters',
     ])
     for (const name of publicNames) assert.ok(name in cli, name)
   })

@@ -1,4 +1,4 @@
-import {initPlugin} from '#cli'
+import {initPlugin, shellCommand} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 import type {CommandInput} from '../base.js'
@@ -22,6 +22,7 @@ export async function initCommand({args: {dir}, flags}: InitInput, {output}: Act
     return ExitCode.success
   }
   if (result.createdFolder !== null) output.note(`Created ${result.createdFolder}.`)
-  output.out(`Created ${result.id} ${result.version} in ${result.directory}: ${result.files.map((file) => file.slice(result.directory.length + 1)).join(', ')}. Check it with: svc-plugin validate ${dir}`)
+  const check = shellCommand(['svc-plugin', 'validate'], [dir])
+  output.out(`Created ${result.id} ${result.version} in ${result.directory}: ${result.files.map((file) => file.slice(result.directory.length + 1)).join(', ')}.${check === null ? '' : ` Check it with: ${check}`}`)
   return ExitCode.success
 }

@@ -1,6 +1,5 @@
-import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '#cli'
+import {uploadTextLines, verifyUploadFiles, type UploadReport} from '#cli'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
-import {io} from '../../io.js'
 import type {ActionContext} from '../action.js'
 import type {CommandInput} from '../../base.js'
 import type StoreVerify from '../../store/verify.js'
@@ -22,7 +21,7 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     const {accepted, pluginId, ...rest} = report
     output.outJson({path: artifact, accepted, id: pluginId, ...rest})
   } else if (!quiet || !report.accepted) {
-    output.outAlways(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: flags['no-color']})}).trimEnd())
+    output.outAlways(uploadTextLines(report))
   }
   return exitStatus(report)
 }
