@@ -12,10 +12,11 @@
  * rules, glob patterns) is loaded on first use. `dist/bundle.json` (not shipped) records what each file
  * holds, for the tests that check what a host loads.
  *
- * `tsc` still compiles everything into `dist/` beside it: the type declarations of `dist/src` are the
- * package's types, and the tests run the compiled modules in-process.
+ * The package's types are the declarations `tsc` writes into `dist/src` that the public entries reach,
+ * copied into `dist/types/`; the rest of `dist/` (the compiled modules, which the tests run in-process)
+ * is not shipped.
  */
-import {copyFileSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, type Interfaces} from '@oclif/core'
@@ -26,6 +27,7 @@ import {generatedValidatorFile} from '../src/manifest/schema-validator.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const outdir = path.join(root, 'dist', 'bundle')
+const typesDir = path.join(root, 'dist', 'types')
 const manifestFile = path.join(root, 'oclif.manifest.json')
 const contentsFile = path.join(root, 'dist', 'bundle.json')
 
@@ -156,6 +158,7 @@ const startFastOclif: Plugin = {
 }
 
 rmSync(outdir, {recursive: true, force: true})
+rmSync(typesDir, {recursive: true, force: true})
 rmSync(manifestFile, {force: true})
 
 const commandEntries = Object.fromEntries(Object.keys(COMMANDS).map((id) => [path.join('cli', 'commands', ...id.split(':')), path.join(root, 'commands', `${id.split(':').join('/')}.ts`)]))
@@ -191,6 +194,7 @@ if (validatorHolders.length === 0) throw new Error(`bundle: no output holds ${va
 for (const [output] of validatorHolders) copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(output), generatedValidatorFile))
 checkLibraryLoads(metafile)
 writeFileSync(contentsFile, `${JSON.stringify(describeOutputs(metafile), null, 2)}\n`)
+copyPublicDeclarations()
 
 // Loading the configuration without a manifest loads every bundled command: it proves each one loads, and
 // yields the manifest (ids, flags, help) that lets `svc-plugin <command>` load that command alone.
@@ -241,5 +245,21 @@ function checkLibraryLoads(built: Metafile): void {
       const forbidden = Object.keys(built.outputs[file]?.inputs ?? {}).find((input) => /node_modules\/(@oclif|@secretlint|fast-glob)\//.test(input) || input.startsWith('commands/'))
       if (forbidden !== undefined) throw new Error(`bundle: ${entry}.js loads ${file}, which holds ${forbidden}`)
     }
+  }
+}
+
+/**
+ * Copies into dist/types/ the declarations of dist/src that the public entries reach (what a host's
+ * compiler reads), leaving out those of modules no public type mentions.
+ */
+function copyPublicDeclarations(): void {
+  const sources = path.join(root, 'dist', 'src')
+  const entries = Object.values(libraryEntries).map((file) => path.join(sources, path.relative('src', file).replace(/\.ts$/, '.d.ts')))
+  const program = ts.createProgram(entries, {module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, types: []})
+  const declarations = program.getSourceFiles().map((file) => file.fileName).filter((file) => file.startsWith(`${sources}${path.sep}`) || file.startsWith(`${sources}/`))
+  for (const file of declarations) {
+    const target = path.join(typesDir, path.relative(sources, file))
+    mkdirSync(path.dirname(target), {recursive: true})
+    copyFileSync(file, target)
   }
 }

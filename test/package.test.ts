@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
+import ts from 'typescript'
 import {repoRoot, tempDir} from './helpers/cli.js'
 
 /**
@@ -31,9 +32,28 @@ describe('the published package', () => {
     assert.equal(packed.status, 0, packed.stderr)
     const [{files}] = JSON.parse(packed.stdout) as [{files: {path: string}[]}]
     const paths = files.map((file) => file.path)
-    const outside = paths.filter((file) => !/^(bin\/run\.js|dist\/bundle\/.+\.(js|cjs)|dist\/src\/.+\.d\.ts|schema\/.+|docs\/.+|README\.md|LICENSE|package\.json|oclif\.manifest\.json)$/.test(file))
+    const outside = paths.filter((file) => !/^(bin\/run\.js|dist\/bundle\/.+\.(js|cjs)|dist\/types\/.+\.d\.ts|schema\/.+|docs\/.+|README\.md|LICENSE|package\.json|oclif\.manifest\.json)$/.test(file))
     assert.deepEqual(outside, [])
-    for (const file of ['bin/run.js', 'dist/bundle/index.js', 'dist/bundle/store.js', 'dist/bundle/tooling.js', 'dist/bundle/cli/main.js', 'dist/src/index.d.ts', 'oclif.manifest.json']) assert.ok(paths.includes(file), file)
+    for (const file of ['bin/run.js', 'dist/bundle/index.js', 'dist/bundle/store.js', 'dist/bundle/tooling.js', 'dist/bundle/cli/main.js', 'dist/types/index.d.ts', 'dist/types/store.d.ts', 'dist/types/tooling.d.ts', 'oclif.manifest.json']) assert.ok(paths.includes(file), file)
+  })
+
+  it('ships declarations a host compiles against, every one of them checked, with nothing but Node.js types', () => {
+    const entries = ['index', 'store', 'tooling'].map((entry) => path.join(repoRoot, 'dist', 'types', `${entry}.d.ts`))
+    const program = ts.createProgram(entries, {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ['node'],
+      typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
+    })
+    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`)
+    assert.deepEqual(problems, [])
+    const declarations = program.getSourceFiles().filter((file) => file.fileName.includes('/dist/types/'))
+    const shipped = readdirSync(path.join(repoRoot, 'dist', 'types'), {recursive: true}).map(String).filter((file) => file.endsWith('.d.ts'))
+    assert.equal(declarations.length, shipped.length, 'a declaration is shipped that no public entry reaches')
   })
 
   it('declares no dependency (what it runs is in its bundle) and runs no script at install', () => {

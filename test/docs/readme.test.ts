@@ -87,7 +87,7 @@ describe('README', () => {
       types: ['node'],
       typeRoots: [path.join(repoRoot, 'node_modules', '@types')],
       // The package's public entries, as package.json's `exports` name them.
-      paths: Object.fromEntries(['index', 'store', 'tooling'].map((entry) => [entry === 'index' ? 'svc-plugin' : `svc-plugin/${entry}`, [path.join(repoRoot, 'dist', 'src', `${entry}.d.ts`)]])),
+      paths: Object.fromEntries(['index', 'store', 'tooling'].map((entry) => [entry === 'index' ? 'svc-plugin' : `svc-plugin/${entry}`, [path.join(repoRoot, 'dist', 'types', `${entry}.d.ts`)]])),
     })
     const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
     assert.deepEqual(problems, [])
