@@ -16,7 +16,7 @@
  * copied into `dist/types/`; the rest of `dist/` (the compiled modules, which the tests run in-process)
  * is not shipped.
  */
-import {copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, type Interfaces} from '@oclif/core'
@@ -37,63 +37,107 @@ const privateEntry = 'src/cli.ts'
 /** The module that loads the manifest schema's compiled validator from beside itself. */
 const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
 
-/** Where each name of an entry is declared: `export {a, b as c} from './x.js'` and `export * from './entry.js'`. */
-type Exports = Map<string, {readonly file: string; readonly name: string}>
+/** What a module exports: the names it declares, the names it re-exports from others, and its `export *`s. */
+interface ModuleExports {
+  readonly declared: ReadonlySet<string>
+  readonly reexported: ReadonlyMap<string, {readonly file: string; readonly name: string}>
+  readonly starred: readonly string[]
+}
 
-/** The names an entry module re-exports, each with the module that declares it (types left out). */
-function exportsOf(entry: string, seen = new Set<string>()): Exports {
-  const names: Exports = new Map()
-  if (seen.has(entry)) return names
-  seen.add(entry)
-  const source = ts.createSourceFile(entry, readFileSync(entry, 'utf8'), ts.ScriptTarget.ES2022)
+const moduleExports = new Map<string, ModuleExports>()
+
+/** The source file an import specifier of `from` names (`#cli` is src/cli.ts), or undefined for a package. */
+function sourceFileOf(from: string, specifier: string): string | undefined {
+  if (specifier === '#cli') return path.join(root, privateEntry)
+  if (!specifier.startsWith('.')) return undefined
+  const file = path.resolve(path.dirname(from), specifier).replace(/\.js$/, '.ts')
+  return existsSync(file) ? file : undefined
+}
+
+/** Reads what `file` exports (types left out), once. */
+function exportsOfModule(file: string): ModuleExports {
+  const known = moduleExports.get(file)
+  if (known !== undefined) return known
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022)
+  const declared = new Set<string>()
+  const reexported = new Map<string, {file: string; name: string}>()
+  const starred: string[] = []
   for (const statement of source.statements) {
-    if (!ts.isExportDeclaration(statement) || statement.isTypeOnly || statement.moduleSpecifier === undefined) {
-      if (!ts.isExportDeclaration(statement) && !ts.isEmptyStatement(statement)) throw new Error(`bundle: ${path.relative(root, entry)} may only re-export (found ${ts.SyntaxKind[statement.kind]})`)
-      continue
-    }
-    const target = path.resolve(path.dirname(entry), (statement.moduleSpecifier as ts.StringLiteral).text).replace(/\.js$/, '.ts')
-    const clause = statement.exportClause
-    if (clause === undefined) {
-      for (const [name, origin] of exportsOf(target, seen)) names.set(name, origin)
-    } else if (ts.isNamedExports(clause)) {
-      for (const element of clause.elements) if (!element.isTypeOnly) names.set(element.name.text, {file: target, name: (element.propertyName ?? element.name).text})
+    const exported = ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)
+    if (exported && ts.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations) if (ts.isIdentifier(declaration.name)) declared.add(declaration.name.text)
+    } else if (exported && (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name !== undefined) {
+      declared.add(statement.name.text)
+    } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly) {
+      const target = statement.moduleSpecifier === undefined ? undefined : sourceFileOf(file, (statement.moduleSpecifier as ts.StringLiteral).text)
+      const clause = statement.exportClause
+      if (clause === undefined) {
+        if (target !== undefined) starred.push(target)
+      } else if (ts.isNamedExports(clause)) {
+        for (const element of clause.elements) {
+          if (element.isTypeOnly) continue
+          if (target === undefined) declared.add(element.name.text)
+          else reexported.set(element.name.text, {file: target, name: (element.propertyName ?? element.name).text})
+        }
+      }
     }
   }
-  return names
+  const exports = {declared, reexported, starred}
+  moduleExports.set(file, exports)
+  return exports
+}
+
+/** The module that declares what `file` exports as `name`, following re-exports and `export *`. */
+function declaringModule(file: string, name: string): {file: string; name: string} | undefined {
+  const exports = exportsOfModule(file)
+  if (exports.declared.has(name)) return {file, name}
+  const reexport = exports.reexported.get(name)
+  if (reexport !== undefined) return declaringModule(reexport.file, reexport.name) ?? reexport
+  for (const star of exports.starred) {
+    const found = declaringModule(star, name)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /**
- * Imports the command line's modules from the module that declares each name rather than through `#cli`.
- * An entry that re-exports everything would make every command reach every module of the library, and
- * esbuild places a shared module by which entries reach it, not by which use it: each command would load
- * the code of all the others. Type-only imports are left out (they have no code).
+ * Imports every name of the library and the command line from the module that declares it, rather than
+ * through a module that re-exports it (`#cli`, `report/index.ts`, `model/index.ts`). esbuild places a shared
+ * module by which entries reach it, not by which use it: through a module that re-exports everything,
+ * every command, and every public entry, would reach every module behind it and load its code. Type-only
+ * imports are left out (they have no code); default and namespace imports are left as they are.
  */
-function importsFromDeclaringModules(entry: string): Plugin {
-  const names = exportsOf(path.join(root, entry))
-  return {
-    name: 'imports-from-declaring-modules',
-    setup(esbuild) {
-      esbuild.onLoad({filter: /[\\/]commands[\\/].*\.ts$/}, ({path: file}) => {
-        const text = readFileSync(file, 'utf8')
-        const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022)
-        let contents = ''
-        let at = 0
-        for (const statement of source.statements) {
-          if (!ts.isImportDeclaration(statement) || (statement.moduleSpecifier as ts.StringLiteral).text !== '#cli') continue
-          const bindings = statement.importClause?.isTypeOnly === true ? undefined : statement.importClause?.namedBindings
-          if (bindings !== undefined && !ts.isNamedImports(bindings)) throw new Error(`bundle: ${path.relative(root, file)} imports #cli as a namespace`)
-          const imports = (bindings?.elements ?? []).filter((element) => !element.isTypeOnly).map((element) => {
-            const origin = names.get((element.propertyName ?? element.name).text)
-            if (origin === undefined) throw new Error(`bundle: #cli has no ${(element.propertyName ?? element.name).text} (${path.relative(root, file)})`)
-            return `import {${origin.name} as ${element.name.text}} from ${JSON.stringify(origin.file)};`
-          })
-          contents += text.slice(at, statement.getStart(source)) + imports.join('')
-          at = statement.getEnd()
-        }
-        return {contents: contents + text.slice(at), loader: 'ts'}
-      })
-    },
-  }
+const importsFromDeclaringModules: Plugin = {
+  name: 'imports-from-declaring-modules',
+  setup(esbuild) {
+    esbuild.onLoad({filter: /[\\/](src|commands)[\\/].*\.ts$/}, ({path: file}) => {
+      const text = readFileSync(file, 'utf8')
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022)
+      let contents = ''
+      let at = 0
+      for (const statement of source.statements) {
+        if (!ts.isImportDeclaration(statement)) continue
+        const clause = statement.importClause
+        const target = sourceFileOf(file, (statement.moduleSpecifier as ts.StringLiteral).text)
+        if (target === undefined || clause === undefined || clause.name !== undefined) continue
+        const bindings = clause.namedBindings
+        if (bindings !== undefined && !ts.isNamedImports(bindings)) continue
+        const imports = clause.isTypeOnly
+          ? []
+          : (bindings?.elements ?? [])
+              .filter((element) => !element.isTypeOnly)
+              .map((element) => {
+                const imported = (element.propertyName ?? element.name).text
+                const origin = declaringModule(target, imported)
+                if (origin === undefined) throw new Error(`bundle: ${path.relative(root, target)} exports no ${imported} (${path.relative(root, file)})`)
+                return `import {${origin.name} as ${element.name.text}} from ${JSON.stringify(origin.file)};`
+              })
+        contents += text.slice(at, statement.getStart(source)) + imports.join('')
+        at = statement.getEnd()
+      }
+      return {contents: contents + text.slice(at), loader: 'ts'}
+    })
+  },
 }
 
 /**
@@ -184,7 +228,7 @@ const {metafile} = await build({
   external: ['typescript', 'ts-node'],
   // CommonJS dependencies bundled into an ES module still call require() for node's built-ins.
   banner: {js: "import {createRequire as __createRequire} from 'node:module';const require=__createRequire(import.meta.url);"},
-  plugins: [importsFromDeclaringModules(privateEntry), startFastOclif],
+  plugins: [importsFromDeclaringModules, startFastOclif],
   metafile: true,
   logLevel: 'warning',
 })
