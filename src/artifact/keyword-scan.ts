@@ -3,21 +3,19 @@
  * Aho-Corasick automaton compiled to a table of transitions, one step per character.
  */
 
-/** Characters the automaton has transitions for; any other character leads back to the start. */
-const alphabet = 128
-/** log2 of {@link alphabet}: a row offset shifted right by it is the state number. */
-const rowShift = 7
+/** The characters of a step: a byte, or a character of a text up to U+00FF (any other resets the scan, as any byte or character outside ASCII does). */
+const alphabet = 256
 
 /** A compiled set of keywords (see {@link KeywordScan.scan}). */
 export class KeywordScan {
   /**
-   * `next[row + character]`: the row of the state after reading an ASCII character, a state's row being its
-   * number times {@link alphabet}. Upper-case letters lead where their lower-case letters do.
+   * `next[state * alphabet + character]`: the state after reading a character. States are numbered so that
+   * those where a keyword ends come last (from {@link #firstEnding}): the scan tells them by one comparison.
+   * Upper-case letters lead where their lower-case letters do; a character outside ASCII leads to the start.
    */
-  readonly #next: Int32Array
-  /** Non-zero for a state where some keyword ends (indexed by state number). */
-  readonly #terminal: Uint8Array
-  /** For each state, the keywords (their indices) that end there, longest first. */
+  readonly #next: Uint16Array
+  readonly #firstEnding: number
+  /** For each state, the keywords (their indices) that end there. */
   readonly #ends: readonly (readonly number[])[]
   readonly #lengths: Int32Array
 
@@ -41,38 +39,44 @@ export class KeywordScan {
       }
       ends[state]!.push(index)
     })
-    const next = new Int32Array(goto.length * alphabet)
+    const count = goto.length
+    if (count > 0xffff) throw new RangeError('Too many keywords for one scan.')
+    const step = new Int32Array(count * 128)
     // Breadth first: a state's fallback (the longest proper suffix of its text that is a state) is done before it.
-    const fallback = new Int32Array(goto.length)
+    const fallback = new Int32Array(count)
     const queue: number[] = []
-    for (let code = 0; code < alphabet; code++) {
+    for (let code = 0; code < 128; code++) {
       const target = goto[0]!.get(code) ?? 0
-      next[code] = target
+      step[code] = target
       if (target !== 0) queue.push(target)
     }
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!
       ends[state]!.push(...ends[fallback[state]!]!)
-      for (let code = 0; code < alphabet; code++) {
+      for (let code = 0; code < 128; code++) {
         const target = goto[state]!.get(code)
         if (target === undefined) {
-          next[state * alphabet + code] = next[fallback[state]! * alphabet + code]!
+          step[state * 128 + code] = step[fallback[state]! * 128 + code]!
         } else {
-          fallback[target] = next[fallback[state]! * alphabet + code]!
-          next[state * alphabet + code] = target
+          fallback[target] = step[fallback[state]! * 128 + code]!
+          step[state * 128 + code] = target
           queue.push(target)
         }
       }
     }
-    // States as rows, and upper-case letters as their lower-case letters: the scan does no arithmetic.
-    for (let state = 0; state < goto.length; state++) {
-      const row = state * alphabet
-      for (let code = 0; code < alphabet; code++) next[row + code] = next[row + code]! * alphabet
-      for (let upper = 0x41; upper <= 0x5a; upper++) next[row + upper] = next[row + (upper | 0x20)]!
+    // Renumber: the start (no keyword is empty, so none ends there) and the other states first, then those where keywords end.
+    const order = [...Array(count).keys()].sort((a, b) => Number(ends[a]!.length > 0) - Number(ends[b]!.length > 0) || a - b)
+    const number = new Int32Array(count)
+    order.forEach((state, index) => (number[state] = index))
+    this.#next = new Uint16Array(count * alphabet)
+    for (const state of order) {
+      const row = number[state]! * alphabet
+      for (let code = 0; code < 128; code++) this.#next[row + code] = number[step[state * 128 + code]!]!
+      for (let upper = 0x41; upper <= 0x5a; upper++) this.#next[row + upper] = this.#next[row + (upper | 0x20)]!
     }
-    this.#next = next
-    this.#terminal = Uint8Array.from(ends, (list) => (list.length > 0 ? 1 : 0))
-    this.#ends = ends
+    this.#firstEnding = order.findIndex((state) => ends[state]!.length > 0)
+    if (this.#firstEnding === -1) this.#firstEnding = count
+    this.#ends = order.map((state) => ends[state]!)
     this.#lengths = Int32Array.from(keywords, (keyword) => keyword.length)
   }
 
@@ -83,21 +87,20 @@ export class KeywordScan {
    */
   scan(input: string | Uint8Array, found: (keyword: number, start: number) => boolean): void {
     const next = this.#next
-    const terminal = this.#terminal
+    const firstEnding = this.#firstEnding
     const length = input.length
-    let row = 0
-    // A character outside ASCII is in no keyword. Two loops, so that each reads its input one way.
+    let state = 0
+    // Two loops, so that each reads its input one way.
     if (typeof input === 'string') {
       for (let index = 0; index < length; index++) {
         const code = input.charCodeAt(index)
-        row = code < alphabet ? next[row + code]! : 0
-        if (terminal[row >> rowShift] !== 0 && this.#report(row >> rowShift, index, found)) return
+        state = code < alphabet ? next[state * alphabet + code]! : 0
+        if (state >= firstEnding && this.#report(state, index, found)) return
       }
     } else {
       for (let index = 0; index < length; index++) {
-        const code = input[index]!
-        row = code < alphabet ? next[row + code]! : 0
-        if (terminal[row >> rowShift] !== 0 && this.#report(row >> rowShift, index, found)) return
+        state = next[state * alphabet + input[index]!]!
+        if (state >= firstEnding && this.#report(state, index, found)) return
       }
     }
   }
