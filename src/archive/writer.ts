@@ -1,8 +1,8 @@
 import {createHash, randomBytes} from 'node:crypto'
 import {rmSync} from 'node:fs'
-import {link, lstat, rename, unlink} from 'node:fs/promises'
+import {unlink} from 'node:fs/promises'
 import path from 'node:path'
-import {OutputError, outputTaken, writeFailed} from '../fs/output.js'
+import {placeFile, writeFailed} from '../fs/output.js'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {deflateChunkBytes} from './deflate.js'
 import {ChunkBuffers, EncodedEntry, byteLength, type EntryFacts, type Piece} from './entry-encoder.js'
@@ -422,7 +422,7 @@ class Body {
       // Never leave an archive that the readers would refuse.
       checkArchiveSize(this.plan.limits, bytes)
       checkCompressionRatio(this.plan.limits, this.plan.totalBytes, bytes)
-      await moveIntoPlace(temporary, this.target, options.overwrite)
+      await placeFile(temporary, this.target, options.overwrite)
       return {path: this.target, bytes, sha256: hash.digest('hex'), entries: records.length}
     } catch (error) {
       file?.close()
@@ -647,31 +647,6 @@ function output<T>(target: string, run: () => T): T {
     return run()
   } catch (error) {
     throw outputError(target, error)
-  }
-}
-
-/** Renames the finished archive onto `target`; without `overwrite`, never replaces an existing file. */
-async function moveIntoPlace(temp: string, target: string, overwrite: boolean): Promise<void> {
-  try {
-    if (overwrite) {
-      await rename(temp, target)
-      return
-    }
-    // link() fails if the target exists, atomically: no window in which a file appearing is clobbered.
-    try {
-      await link(temp, target)
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'EEXIST') throw await outputTaken(target, undefined, error)
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV' && code !== 'ENOSYS') throw error
-      // A file system without hard links: check, then rename.
-      if (await lstat(target).then(() => true, () => false)) throw await outputTaken(target, undefined, error)
-      await rename(temp, target)
-      return
-    }
-    await unlink(temp)
-  } catch (error) {
-    throw error instanceof OutputError ? error : outputError(target, error)
   }
 }
 

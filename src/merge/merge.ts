@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {checkOutputFree, createOutputFolder, removeCreatedFolders} from '../fs/output.js'
+import {checkOutputFree, withOutputs} from '../fs/output.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
@@ -85,11 +85,12 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
         source: plannedSource(file),
       })),
     ]
-    const created = await createOutputFolder(path.dirname(output), output)
     // The writer checks the limits before it reads a byte and the archive size after,
     // writes beside the output and renames: a refusal at any point leaves nothing behind.
-    const written = await writeArchive(output, entries, {limits, overwrite: options.force === true}).catch(async (error: unknown) => {
-      await removeCreatedFolders(path.dirname(output), created)
+    const written = await withOutputs(async (outputs) => {
+      await outputs.folderOf(output)
+      return writeArchive(output, entries, {limits, overwrite: options.force === true})
+    }).catch((error: unknown) => {
       throw asHashMismatch(error, planned)
     })
     return {
