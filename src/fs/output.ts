@@ -389,6 +389,26 @@ export class OutputScope {
   }
 
   /**
+   * Makes ready to write the file `output`: creates its folder ({@link folderOf}) and proves that a file
+   * can be created there (a temporary beside it, created and removed at once), so that an output that
+   * cannot be written is refused before any input is read. Returns the topmost folder created, or null.
+   */
+  async prepare(output: string): Promise<string | null> {
+    const created = await this.folderOf(output)
+    const probe = temporarySibling(path.resolve(output))
+    const forget = trackTemporaryFile(probe)
+    try {
+      await (await createFile(probe, 'wx', 0o600)).close()
+    } catch (error) {
+      throw writeFailed(output, error)
+    } finally {
+      await unlink(probe).catch(() => undefined)
+      forget()
+    }
+    return created
+  }
+
+  /**
    * Creates `file` with `content` and `mode` exclusively and whole ({@link createFileExclusive}): never
    * replacing anything (`output-exists`; `write-failed` when a folder is there), flushed to disk.
    */

@@ -147,7 +147,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
   const entries = collected.files.map((file): WriterEntry => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: sourceOf(file)}))
   return withOutputs(async (outputs) => {
-    const createdFolder = await outputs.folderOf(output)
+    const createdFolder = await outputs.prepare(output)
     let body: ArchiveBody | undefined
     try {
       body = await writeArchiveBody(output, entries, {

@@ -44,7 +44,7 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
   return withOutputs(async (outputs) => {
-    await outputs.folderOf(options.output)
+    await outputs.prepare(options.output)
     const {signed, written} = await withArtifact(options.artifact, {limits}, async (artifact) => {
       const contents = await artifact.contents()
       const signed = signContents(contents, {...options, now})

@@ -171,6 +171,15 @@ describe('every command that writes: an output that cannot be written is write-f
     ['init', (folder) => at(folder, 'new-plugin', (output) => ['init', output])],
   ]
 
+  it('merge and sign refuse such an output before they read an input: inputs that do not exist are not reached', async () => {
+    const merge = await runCli(['merge', 'missing-a.svcPlugin', 'missing-b.svcPlugin', '--output', 'blocker/m.svcPlugin'], {cwd})
+    assert.equal(merge.status, 5, merge.stderr)
+    assert.match(merge.stderr, /^error write-failed: \S*blocker\/m\.svcPlugin cannot be written: a file stands where a folder is needed on its path\.$/m)
+    const sign = await runCli(['sign', 'missing.svcPlugin', '--private-key', pki.privateKey, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--output', 'blocker/s.svcPlugin'], {cwd})
+    assert.equal(sign.status, 5, sign.stderr)
+    assert.match(sign.stderr, /^error write-failed: blocker\/s\.svcPlugin cannot be written: a file stands where a folder is needed on its path\.$/m)
+  })
+
   for (const [command, make] of commands) {
     for (const place of unwritablePlaces) {
       // A run that never ends fails here, at the test's time limit; nothing times the run itself.
