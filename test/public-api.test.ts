@@ -18,12 +18,15 @@ import * as tooling from '../src/tooling.js'
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const entries = {root: {file: 'index.ts', module: root}, store: {file: 'store.ts', module: store}, tooling: {file: 'tooling.ts', module: tooling}} as const
 
+/** One program over every entry, built on first use. */
+let program: ts.Program | undefined
+
 /** Every name an entry of src/ exports, values and types alike, as the compiler sees them. */
 function exportedNames(file: string): string[] {
-  const entry = path.join(repoRoot, 'src', file)
-  const program = ts.createProgram([entry], {module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true})
+  const roots = Object.values(entries).map((entry) => path.join(repoRoot, 'src', entry.file))
+  program ??= ts.createProgram(roots, {module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true, skipLibCheck: true})
   const checker = program.getTypeChecker()
-  const symbol = checker.getSymbolAtLocation(program.getSourceFile(entry)!)!
+  const symbol = checker.getSymbolAtLocation(program.getSourceFile(path.join(repoRoot, 'src', file))!)!
   return checker.getExportsOfModule(symbol).map((exported) => exported.getName()).sort()
 }
 
