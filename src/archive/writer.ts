@@ -11,7 +11,7 @@ import {SizeTally, checkArchiveSize, checkCompressionRatio, checkEntryCount, man
 import {EntryNameRegistry, compareEntryNames} from './names.js'
 import {OutputFile} from './output-file.js'
 import {checkEntryPath, describeEntryPathProblem, quoteName} from './path-policy.js'
-import {digestChanged, expectedDigestHex, openSource, sourceSize} from './source.js'
+import {checkCompressedSource, digestChanged, expectedDigestHex, openSource, sourceSize} from './source.js'
 import type {WriterSource} from './source.js'
 import type {ArchiveLimits} from './types.js'
 
@@ -187,6 +187,7 @@ class ArchivePlan {
     if (size > zip32Max) throw zip64(`entry ${quoteName(name)} of ${size} bytes needs ZIP64`)
     // A malformed digest is the caller's bug: refuse it before reading anything.
     expectedDigestHex(name, entry.source)
+    if (entry.source.kind === 'compressed') checkCompressedSource(name, entry.source)
     this.#sizes.add(name, size)
   }
 
@@ -533,7 +534,7 @@ async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], r
     while (!encoded.complete) await changes.wait()
     const facts = encoded.facts!
     let method = encoded.method
-    if (method === 8 && compressedSize >= facts.size) {
+    if (method === 8 && compressedSize >= facts.size && entry.source.kind !== 'compressed') {
       // Deflate did not make it smaller: store it, read again and held to the digest just taken.
       write(() => file.truncate(offset + headerBytes))
       await storeAgain(file, entry, facts.sha256, buffers)
@@ -650,8 +651,8 @@ function output<T>(target: string, run: () => T): T {
   }
 }
 
-/** Renames the finished archive onto `target`; without `overwrite`, never replaces an existing file. */
-async function moveIntoPlace(temp: string, target: string, overwrite: boolean): Promise<void> {
+/** Renames a finished file onto `target`; without `overwrite`, never replaces an existing file (`output-exists`). */
+export async function moveIntoPlace(temp: string, target: string, overwrite: boolean): Promise<void> {
   try {
     if (overwrite) {
       await rename(temp, target)

@@ -1,5 +1,5 @@
 import {signContents} from '../../src/signing/sign.js'
-import {type Artifact, unsignedContents, writeArtifact} from '../signing/artifacts.js'
+import {type Artifact, unsignedContents, writeArtifact, writeContainerSigned} from '../signing/artifacts.js'
 import {createRoot} from '../../src/pki/trust.js'
 import {issueFor, sha256Of, type TestPki, testNow} from '../signing/pki.js'
 
@@ -47,7 +47,13 @@ export function publishablePlugin(options: {omit?: string[]; manifest?: Record<s
   return {manifest: new Uint8Array(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)), payload}
 }
 
-/** The publishable plugin signed with the PKI's certificate at the test clock (or `now`). */
+/** The publishable plugin signed by `signArtifact` (container included) into `file`, at the test clock (or `now`). */
+export async function writeSignedUpload(file: string, pki: TestPki, options: Parameters<typeof publishablePlugin>[0] & {now?: Date} = {}): Promise<string> {
+  const signed = await writeContainerSigned(file, unsignedUpload(options), {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: options.now ?? testNow})
+  return signed.output
+}
+
+/** The publishable plugin signed in memory, without a container digest (as signers before container digests did). */
 export async function signedUpload(pki: TestPki, options: Parameters<typeof publishablePlugin>[0] & {now?: Date} = {}): Promise<Artifact> {
   const {manifest, payload} = publishablePlugin(options)
   const signed = signContents(unsignedContents(manifest, payload), {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: options.now ?? testNow})
