@@ -26,11 +26,11 @@ export const verifyCodes = [
   ...fileProblemCodes,
   'publisher-mismatch',
   'signature-invalid',
-  'container-unsigned',
   'container-digest-malformed',
   'container-manifest-compressed',
   'container-digest-mismatch',
   'revoked',
+  'container-unsigned',
 ] as const
 /** A verification code. */
 export type VerifyCode = (typeof verifyCodes)[number]

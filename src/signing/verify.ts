@@ -139,12 +139,15 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  * 14. The container, only for contents read from an artifact file: see {@link checkContainer}. It comes
  *     once the signature is proven, since the signature is what vouches for `containerDigest`: removing
  *     or altering the member is `signature-invalid`.
- * 15. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes last, once
+ * 15. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes once
  *     the signature is proven, for three reasons: `signedAt`, which decides a routine revocation, is only
  *     evidence once the signature covering it verifies; a `Revoked` verdict then always states a fact
  *     about what the certificate really signed, so nobody can pin a revoked certificate's id onto forged
  *     bytes and have a host report (and act on) a revocation instead of a forgery; and every earlier code
  *     is a more specific reason to refuse.
+ * 16. `container-unsigned`: an artifact file signed without `containerDigest` is refused when the context
+ *     requires the container signature, and otherwise verifies with that warning. Last: it is the host's
+ *     policy about a signature that is otherwise valid, and a revocation says more.
  *
  * `context.trust` null is the signer re-checking its own output: everything but the root link is checked.
  */
@@ -183,13 +186,16 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
   }
 
   // The container, then revocation, once the signature (and with it containerDigest and signedAt) is proven.
-  const container = checkContainer(manifest, contents, context.requireContainerSignature)
-  if (container !== null && 'refusal' in container) return container.refusal
+  const container = checkContainer(manifest, contents)
+  if (container !== null && typeof container !== 'string') return container
   if (context.revocations !== null) {
     const revoked = checkRevocation(context.revocations.content, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
     if (revoked !== null) return revoked
   }
-  return {chain, signature, artifactDigest: digest.sha256, warnings: container === null ? [] : [container.warning]}
+  if (container === null) return {chain, signature, artifactDigest: digest.sha256, warnings: []}
+  const unsignedContainer = `The signature does not cover the container: manifest.json has no ${containerDigestMember} (it was signed without one), so the archive's headers and compressed bytes are not signed.`
+  if (context.requireContainerSignature) return problem('container-unsigned', `${unsignedContainer} A container signature is required.`)
+  return {chain, signature, artifactDigest: digest.sha256, warnings: [{code: 'container-unsigned', message: unsignedContainer}]}
 }
 
 /** Steps 1 to 5: the manifest read as a signed manifest, split into U and its signature values. */
@@ -247,29 +253,25 @@ function checkPublisher(manifest: Record<string, unknown>, certificate: Certific
 }
 
 /**
- * Step 14, for contents read from an artifact file (a tree's container is gone: nothing to judge). A
- * manifest without `containerDigest` gives the warning `container-unsigned`, or that refusal when the
- * container signature is required. With the member: `container-digest-malformed` unless U ends with
- * exactly `,"containerDigest":"sha256:<64 lowercase hex>"}` (the last member, as the signer writes it);
- * `container-manifest-compressed` unless manifest.json is stored; `container-digest-mismatch` unless the
- * file's container digest is the one claimed.
+ * Step 14, for contents read from an artifact file (a tree's container is gone: nothing to judge): a
+ * manifest without `containerDigest` is `'unsigned'` (judged after revocation, step 16). With the member:
+ * `container-digest-malformed` unless U ends with exactly `,"containerDigest":"sha256:<64 lowercase hex>"}`
+ * (the last member, as the signer writes it); `container-manifest-compressed` unless manifest.json is
+ * stored; `container-digest-mismatch` unless the file's container digest is the one claimed.
  */
-function checkContainer(manifest: Record<string, unknown>, contents: ArtifactContents, required: boolean): {refusal: VerifyProblem} | {warning: VerifyWarning} | null {
+function checkContainer(manifest: Record<string, unknown>, contents: ArtifactContents): VerifyProblem | 'unsigned' | null {
   const evidence = contents.container
   if (evidence === undefined || contents.manifest === null) return null
-  if (!Object.hasOwn(manifest, containerDigestMember)) {
-    const message = `The signature does not cover the container: manifest.json has no ${containerDigestMember} (it was signed without one), so the archive's headers and compressed bytes are not signed.`
-    return required ? {refusal: problem('container-unsigned', `${message} A container signature is required.`)} : {warning: {code: 'container-unsigned', message}}
-  }
+  if (!Object.hasOwn(manifest, containerDigestMember)) return 'unsigned'
   const claim = containerClaim(contents.manifest.bytes)
   if (claim === null || manifest[containerDigestMember] !== `sha256:${claim.sha256}`) {
-    return {refusal: problem('container-digest-malformed', `manifest.json's ${containerDigestMember} is not the last member of the signed manifest written exactly "${containerDigestMember}":"sha256:<64 lowercase hex digits>".`)}
+    return problem('container-digest-malformed', `manifest.json's ${containerDigestMember} is not the last member of the signed manifest written exactly "${containerDigestMember}":"sha256:<64 lowercase hex digits>".`)
   }
   if (!evidence.manifestStored) {
-    return {refusal: problem('container-manifest-compressed', `manifest.json carries ${containerDigestMember} but is compressed; a manifest with a container digest is stored (method 0).`)}
+    return problem('container-manifest-compressed', `manifest.json carries ${containerDigestMember} but is compressed; a manifest with a container digest is stored (method 0).`)
   }
   if (evidence.sha256 !== claim.sha256) {
-    return {refusal: problem('container-digest-mismatch', `The archive is not the container that was signed: its container digest is sha256:${evidence.sha256}, the signed manifest says sha256:${claim.sha256}.`)}
+    return problem('container-digest-mismatch', `The archive is not the container that was signed: its container digest is sha256:${evidence.sha256}, the signed manifest says sha256:${claim.sha256}.`)
   }
   return null
 }

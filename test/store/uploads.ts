@@ -17,11 +17,13 @@ function payloadFiles(): Map<string, Uint8Array> {
 
 /**
  * A plugin with every publication field, packed: `files[]` lists exactly the payload (after `omit`), so it
- * can be signed whatever is left out; `manifest` overrides or adds top-level members (`undefined` removes one).
+ * can be signed whatever is left out or added (`extraFiles`); `manifest` overrides or adds top-level members
+ * (`undefined` removes one).
  */
-export function publishablePlugin(options: {omit?: string[]; manifest?: Record<string, unknown>} = {}): {manifest: Uint8Array; payload: Map<string, Uint8Array>} {
+export function publishablePlugin(options: {omit?: string[]; manifest?: Record<string, unknown>; extraFiles?: ReadonlyMap<string, Uint8Array>} = {}): {manifest: Uint8Array; payload: Map<string, Uint8Array>} {
   const payload = payloadFiles()
   for (const name of options.omit ?? []) payload.delete(name)
+  for (const [name, bytes] of options.extraFiles ?? []) payload.set(name, bytes)
   const files = [...payload]
     .map(([path, bytes]) => ({path, sha256: sha256Of(bytes), size: bytes.length}))
     .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
