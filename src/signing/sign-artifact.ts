@@ -8,7 +8,8 @@ import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveEntry, ArchiveLimits, EntryDigest, StrictArchive} from '../archive/types.js'
 import {moveIntoPlace, writeArchive, type WriterEntry} from '../archive/writer.js'
-import {containerClaim, type ContainerClaim, containerRanges} from '../artifact/container.js'
+import {containerClaim, type ContainerClaim} from '../artifact/container.js'
+import type {ManifestRead} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
 import {SigningError} from '../pki/errors.js'
@@ -146,10 +147,11 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
 async function sealContainer(file: string, plan: SignaturePlan, limits: ArchiveLimits): Promise<SignedContents & {containerDigest: string}> {
   const placeholder = placeholderManifest(plan)
   const claim = containerClaim(placeholder) as ContainerClaim
+  // Opened as a verifier opens it: the container evidence is computed with the ranges a verifier finds.
   const {location, containerDigest} = await withArtifact(file, {limits}, async (artifact) => {
-    const entry = artifact.archive.get(manifestEntryName) as ArchiveEntry
-    const location = artifact.archive.locate(entry)
-    return {location, containerDigest: await artifact.archive.digestFile(containerRanges(claim, location))}
+    const evidence = await (artifact.manifest as ManifestRead).container
+    if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
+    return {location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry), containerDigest: evidence.sha256}
   })
   const signed = signManifest(plan, containerDigest)
   const manifest = Buffer.from(signed.manifest)
