@@ -94,8 +94,8 @@ export interface StrictArchive {
   openCompressed(entry: ArchiveEntry): Readable
   /**
    * Starts hashing the whole file through the descriptor it was opened with, each byte of `zeroed` counted
-   * as 0x00 (see `archive/file-digest.ts`); resolves to 64 lowercase hex digits. A large file is hashed by a
-   * worker thread while the caller reads entries; closing the archive stops it.
+   * as 0x00 (see `archive/file-digest.ts`); resolves to 64 lowercase hex digits. A file over 1 MiB is read on
+   * the thread pool, in order, while the caller reads entries; closing the archive stops it.
    */
   digestFile(zeroed: readonly ByteRange[]): Promise<string>
   close(): Promise<void>

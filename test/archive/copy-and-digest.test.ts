@@ -36,8 +36,8 @@ async function digestOf(file: string, size: number, ranges: readonly {start: num
 }
 
 describe('startFileDigest', () => {
-  it('is SHA-256 of the file with the given ranges zeroed, on this thread and in a worker (files across its 1 MiB reads and the 8 MiB switch)', async () => {
-    for (const size of [0, 1, 1024 * 1024 + 7, 9 * 1024 * 1024 + 3]) {
+  it('is SHA-256 of the file with the given ranges zeroed, read at once or in 1 MiB pieces on the thread pool (ranges across pieces)', async () => {
+    for (const size of [0, 1, 1024 * 1024, 1024 * 1024 + 1, 3 * 1024 * 1024 + 7]) {
       const bytes = randomBytes(size)
       const file = scratch()
       await writeFile(file, bytes)
@@ -49,6 +49,19 @@ describe('startFileDigest', () => {
     }
   })
 
+  it('stops when asked, once no read of it is in flight, and then never resolves to a digest', async () => {
+    const file = scratch()
+    await writeFile(file, randomBytes(3 * 1024 * 1024))
+    const fd = await openFd(file)
+    try {
+      const digest = startFileDigest(fd, 3 * 1024 * 1024, [])
+      await digest.stop()
+      await assert.rejects(digest.sha256, {code: 'unreadable'})
+    } finally {
+      await closeFd(fd)
+    }
+  })
+
   it('refuses a range outside the file, and reports a file shorter than its size as changed', async () => {
     const file = scratch()
     await writeFile(file, Buffer.alloc(100, 1))
@@ -56,6 +69,10 @@ describe('startFileDigest', () => {
     try {
       assert.throws(() => startFileDigest(fd, 100, [{start: 98, length: 3}]), RangeError)
       await assert.rejects(startFileDigest(fd, 200, []).sha256, (error: Error & {code?: string; details?: {reason?: string}}) => {
+        assert.deepEqual([error.code, error.details?.reason], ['archive-malformed', 'file-changed'])
+        return true
+      })
+      await assert.rejects(startFileDigest(fd, 3 * 1024 * 1024, []).sha256, (error: Error & {code?: string; details?: {reason?: string}}) => {
         assert.deepEqual([error.code, error.details?.reason], ['archive-malformed', 'file-changed'])
         return true
       })
