@@ -1,13 +1,12 @@
-import {randomBytes} from 'node:crypto'
-import {open, rm} from 'node:fs/promises'
+import {open} from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import {checkOutputFree, createOutputFolder, removeCreatedFolders, writeFailed} from '../fs/output.js'
-import {trackTemporaryFile} from '../fs/temporary-files.js'
+import {temporarySibling} from '../fs/durable.js'
+import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveEntry, ArchiveLimits, EntryDigest, StrictArchive} from '../archive/types.js'
-import {moveIntoPlace, writeArchive, type WriterEntry} from '../archive/writer.js'
+import {writeArchive, type WriterEntry} from '../archive/writer.js'
 import {containerClaim, type ContainerClaim} from '../artifact/container.js'
 import type {ManifestRead} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
@@ -55,30 +54,24 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
-  const target = path.resolve(options.output)
-  const folder = path.dirname(target)
-  const created = await createOutputFolder(folder, options.output)
-  const temporary = `${target}.${randomBytes(6).toString('hex')}.signing.tmp`
-  const forget = trackTemporaryFile(temporary)
-  try {
+  return withOutputs(async (outputs) => {
+    await outputs.prepare(options.output)
+    const target = path.resolve(options.output)
+    const temporary = temporarySibling(target)
     const plan = await withArtifact(options.artifact, {limits}, async (artifact) => {
       const planned = planSignature(await artifact.contents(), {...options, now})
       await writeSigned(temporary, artifact.archive, planned, limits)
       return planned
     })
+    // Removed unless the signed file is moved onto the output.
+    outputs.adopt(temporary)
     const signed = await sealContainer(temporary, plan, limits)
     // sign verifies what it wrote, from the file, as a verifier will read it.
     const check = await readArtifactContents(temporary, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
     if ('code' in check) throw errorFrom(check)
-    await moveIntoPlace(temporary, target, false)
+    await placeFile(temporary, target, false)
     return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${signed.containerDigest}`}
-  } catch (error) {
-    await rm(temporary, {force: true})
-    await removeCreatedFolders(folder, created)
-    throw error
-  } finally {
-    forget()
-  }
+  })
 }
 
 /** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
