@@ -31,6 +31,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     allowUnsigned: flags['allow-unsigned'],
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
     allowStaleRevocations: flags['allow-stale-revocations'],
+    requireContainerSignature: flags['require-container-signature'],
     ...(expectId === undefined ? {} : {expectId}),
     ...(expectVersion === undefined ? {} : {expectVersion}),
     ...(expectSha256 === undefined ? {} : {expectSha256}),

@@ -75,7 +75,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
     const manifest = judgeManifest(artifact, artifactFile, {id: options.expectId, version: options.expectVersion})
     const manifestBytes = (artifact.manifest as ManifestRead).bytes
     const warnings = checkCompatibility(manifest, settings.host)
-    const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
+    const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations, requireContainerSignature: options.requireContainerSignature})
     // Rollback protection: a list that verifies is the newest this data root has seen (or it is refused),
     // and it is remembered now, so that refusing this artifact cannot make the host forget it.
     if (context.revocations !== null) await recordRevocationSequence(settings.dataRoot, context.revocations)

@@ -179,6 +179,26 @@ const errors: Record<string, Entry> = {
   'signature-algorithm-unsupported': ['The signature names an algorithm other than Ed25519.', '`"signature": {"algorithm": "rsa-pss", …}`', 'Sign the artifact with `svc-plugin sign`, which signs with Ed25519.'],
   'signature-key-id-mismatch': ['The signature names another key than the certificate it carries.', 'A signature copied from another artifact next to a different certificate', 'Sign the artifact again with the key that belongs to its certificate.'],
   'signed-in-future': ['The signing time is later than the time of the check.', '`signedAt` a day ahead of the verifier\'s clock', 'Check the signing machine\'s clock and sign again.'],
+  'container-unsigned': [
+    'The signature does not cover the container: the artifact was signed without `containerDigest` (by an older signer), so its ZIP headers and compressed bytes are not signed. A warning, or a refusal where the container signature is required.',
+    '`svc-plugin store verify` of an artifact signed before container digests existed, or `verify --require-container-signature` of one',
+    'Sign the packed artifact again with a current `svc-plugin sign`; a host that accepts it anyway can leave the requirement off.',
+  ],
+  'container-digest-malformed': [
+    'manifest.json has a `containerDigest` that is not the last member of the signed manifest written exactly `"containerDigest":"sha256:<64 lowercase hex digits>"`.',
+    'A signed manifest whose `containerDigest` was moved, upper-cased or escaped by another tool',
+    'Sign the packed artifact again with `svc-plugin sign`; never edit a signed manifest.',
+  ],
+  'container-manifest-compressed': [
+    'manifest.json carries a `containerDigest` but is compressed in the archive; a manifest with a container digest is stored as it is.',
+    'A signed artifact unpacked and zipped again by another tool',
+    'Use the artifact exactly as `svc-plugin sign` wrote it; never re-zip a signed artifact.',
+  ],
+  'container-digest-mismatch': [
+    'The archive is not the container that was signed: its container digest differs from the signed `containerDigest` (a header, a time, an attribute or a compressed byte changed).',
+    'A signed artifact with one ZIP header date changed, or a deflate stream re-encoded or padded',
+    'Get the artifact again from its publisher; never re-zip or edit a signed artifact.',
+  ],
   revoked: ['The signing certificate (or its issuer) is revoked by the root\'s revocation list.', 'A publisher key reported as compromised', 'Do not install it; the publisher must sign a new artifact with a new certificate.'],
   'version-not-newer': ['The uploaded version is not newer than every version the store has published.', 'Uploading 1.4.1 when 1.4.2 is published', 'Raise `version` above the newest published one and pack again.'],
   'unexpected-file-type': ['An installed version holds a symbolic link or a special file where only regular files belong.', 'A link placed in a version directory after install', 'Reinstall the version; never change an installed version directory by hand.'],

@@ -16,6 +16,7 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     publishedVersions: [...(published ?? [])],
     revocationsFile: revocations,
     allowStaleRevocations,
+    requireContainerSignature: flags['require-container-signature'],
   })
   if (json) {
     const {accepted, pluginId, ...rest} = report
