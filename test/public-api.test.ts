@@ -67,7 +67,6 @@ describe('the public entries', () => {
       'subjectsTextLines',
       'textLines',
       'uploadTextLines',
-      'verifyArtifactFile',
       'visibleText',
       'withoutInvisibleCharacters',
     ])

@@ -1,4 +1,4 @@
-import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '#cli'
+import {readRevocationList, readTrustStore, verifyArtifact, verifyInstalled, type VerificationResult} from '#cli'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
@@ -16,7 +16,7 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
   const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations, 'require-container-signature': requireContainerSignature} = flags
-  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature})
+  const result = await verifyArtifact(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature})
   const warnings = [...result.warnings, ...(result.revocations?.stale ? [{code: 'revocation-list-stale', message: staleWarning(result.revocations)}] : [])]
   for (const item of warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) {

@@ -11,20 +11,71 @@ import {containerClaim, type ContainerClaim} from '../artifact/container.js'
 import type {ManifestRead} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
+import type {CertificateFiles} from '../pki/certificate.js'
 import {SigningError} from '../pki/errors.js'
 import {readPrivateKeyFile} from '../pki/keys.js'
 import {errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
 import {runChecklist} from './verify.js'
 import {readArtifactContents, signerContext} from './verify-artifact.js'
 
-/** What `signArtifact` needs. */
-export interface SignArtifactOptions extends SigningCredentials {
+/**
+ * What `signArtifact` needs: the artifact, the output, and the signing key and certificates, each given as
+ * its bytes or as its files (`invalid-signer` when one is given in neither form, or in both).
+ */
+export type SignArtifactOptions = SignArtifactTarget & SigningKeySource & SigningCertificateSource & IssuerCertificateSource
+
+/** The artifact to sign, where to write it, when, and within which limits. */
+export interface SignArtifactTarget {
   /** The packed, unsigned `.svcPlugin`. */
   artifact: string
   /** Where to write the signed artifact; never overwritten. */
   output: string
+  /** The signing time (default: now), written as `signedAt` to the second. */
+  now?: Date
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+}
+
+/** The certificate's private key, as its 32-byte seed (`privateKey`) or as its file (`privateKeyFile`). */
+export type SigningKeySource =
+  | {
+      /** The 32-byte private seed of the certificate's key. */
+      privateKey: Uint8Array
+      privateKeyFile?: never
+    }
+  | {
+      /** The private key's file, as `keys create` writes it. */
+      privateKeyFile: string
+      privateKey?: never
+    }
+
+/** The signing certificate, as its bytes (`certificate`) or as its two files. */
+export type SigningCertificateSource =
+  | {
+      /** certificate.json and the base64 of its signature. */
+      certificate: CertificateFiles
+      certificateFile?: never
+      certificateSignatureFile?: never
+    }
+  | {
+      /** certificate.json. */
+      certificateFile: string
+      /** certificate.sig. */
+      certificateSignatureFile: string
+      certificate?: never
+    }
+
+/**
+ * The issuer certificate, when the signing certificate is issued by one: as its bytes (`issuer`) or as its
+ * two files, both or neither.
+ */
+export interface IssuerCertificateSource {
+  /** issuer.json and the base64 of its signature. */
+  issuer?: CertificateFiles
+  /** issuer.json (with `issuerSignatureFile`; not with `issuer`). */
+  issuerCertificateFile?: string
+  /** issuer.sig (with `issuerCertificateFile`; not with `issuer`). */
+  issuerSignatureFile?: string
 }
 
 /** What `signArtifact` wrote. */
@@ -51,6 +102,7 @@ export interface SignArtifactResult {
  * leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
+  const credentials = await readCredentials(options)
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
@@ -59,7 +111,7 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
     const target = path.resolve(options.output)
     const temporary = temporarySibling(target)
     const plan = await withArtifact(options.artifact, {limits}, async (artifact) => {
-      const planned = planSignature(await artifact.contents(), {...options, now})
+      const planned = planSignature(await artifact.contents(), {...credentials, now})
       await writeSigned(temporary, artifact.archive, planned, limits)
       return planned
     })
@@ -74,35 +126,35 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   })
 }
 
-/** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
-export interface SignArtifactFilesOptions {
-  artifact: string
-  output: string
-  privateKeyFile: string
-  certificateFile: string
-  certificateSignatureFile: string
-  /** issuer.json and issuer.sig, both or neither (`invalid-signer`). */
-  issuerCertificateFile?: string
-  issuerSignatureFile?: string
-  now?: Date
-  limits?: Partial<ArchiveLimits>
+/**
+ * The signing key and certificates of `options`, each read from its files when given as files;
+ * `invalid-signer` when one is given in neither form or in both, or an issuer file without the other.
+ */
+async function readCredentials(options: SignArtifactOptions): Promise<Omit<SigningCredentials, 'now'>> {
+  const {privateKey, privateKeyFile, certificate, certificateFile, certificateSignatureFile, issuer, issuerCertificateFile, issuerSignatureFile} = options
+  const key = oneForm('the private key', privateKey, [privateKeyFile])
+  const signing = oneForm('the certificate', certificate, [certificateFile, certificateSignatureFile])
+  const issuing = oneForm('the issuer certificate', issuer, [issuerCertificateFile, issuerSignatureFile])
+  if (key === null) throw new SigningError('invalid-signer', 'Give the private key (privateKey) or its file (privateKeyFile).')
+  if (signing === null) throw new SigningError('invalid-signer', 'Give the certificate (certificate) or its two files (certificateFile, certificateSignatureFile).')
+  return {
+    privateKey: 'value' in key ? key.value : await readPrivateKeyFile(key.files[0] as string),
+    certificate: 'value' in signing ? signing.value : await readCertificateFiles(signing.files[0] as string, signing.files[1] as string),
+    ...(issuing === null ? {} : {issuer: 'value' in issuing ? issuing.value : await readCertificateFiles(issuing.files[0] as string, issuing.files[1] as string)}),
+  }
 }
 
-/** Reads the key and certificate files, then `signArtifact`. */
-export async function signArtifactFiles(options: SignArtifactFilesOptions): Promise<SignArtifactResult> {
-  const {issuerCertificateFile, issuerSignatureFile} = options
-  if ((issuerCertificateFile === undefined) !== (issuerSignatureFile === undefined)) {
-    throw new SigningError('invalid-signer', 'Give both the issuer certificate and its signature, or neither.')
-  }
-  return signArtifact({
-    artifact: options.artifact,
-    output: options.output,
-    privateKey: await readPrivateKeyFile(options.privateKeyFile),
-    certificate: await readCertificateFiles(options.certificateFile, options.certificateSignatureFile),
-    issuer: issuerCertificateFile === undefined ? undefined : await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string),
-    now: options.now,
-    limits: options.limits,
-  })
+/**
+ * Which form `what` is given in: its value, all of its files, or neither (null); `invalid-signer` when it
+ * is given in both forms or by some of its files only.
+ */
+function oneForm<T>(what: string, value: T | undefined, files: readonly (string | undefined)[]): {value: T} | {files: string[]} | null {
+  const given = files.filter((file): file is string => file !== undefined)
+  if (value !== undefined && given.length > 0) throw new SigningError('invalid-signer', `Give ${what} or its files, not both.`)
+  if (value !== undefined) return {value}
+  if (given.length === 0) return null
+  if (given.length < files.length) throw new SigningError('invalid-signer', `Give both files of ${what} (its .json and its .sig), or neither.`)
+  return {files: given}
 }
 
 /**

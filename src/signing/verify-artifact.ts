@@ -2,42 +2,32 @@ import {type ArchiveError, isArchiveError} from '../archive/errors.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
-import {readTrustStore} from '../pki/trust.js'
-import {readRevocationList} from '../revocation/files.js'
 import {problem, type VerificationResult, type VerifyProblem} from './result.js'
+import {readTrustSources, type TrustSources} from './trust-sources.js'
 import {checkContents, failedResult, verificationContext, type VerifyContext, type VerifyOptions} from './verify.js'
 
-/** How to verify an artifact file. */
-export interface VerifyArtifactOptions extends VerifyOptions {
-  /** Archive limits (defaults for anything not given). */
-  limits?: Partial<ArchiveLimits>
-}
+/**
+ * How to verify an artifact file: {@link VerifyOptions}, with the trust store and the revocation list each
+ * given as the value or as its file (`trustFile`, `revocationsFile`).
+ */
+export type VerifyArtifactOptions = Omit<VerifyOptions, 'trust' | 'revocations'> &
+  TrustSources & {
+    /** Archive limits (defaults for anything not given). */
+    limits?: Partial<ArchiveLimits>
+  }
 
 /**
  * Verifies a `.svcPlugin` file: opens it through the strict reader, reads every entry once for its size
  * and SHA-256 (the signing files kept in memory), and runs the verification checklist at one reference
- * time. Archive errors become the result's one problem: `archive-unsupported` is
- * `package-format-unsupported`, a manifest over its limit is `manifest-too-large`, anything else
+ * time (the trust store and the revocation list read first when they are given as files, which throws
+ * `trust-store-unreadable` or `revocation-list-unreadable` when one cannot be read). Archive errors become
+ * the result's one problem: `archive-unsupported` is `package-format-unsupported`, a manifest over its limit is `manifest-too-large`, anything else
  * `package-unreadable`, with the reader's code in `archiveCode` and in the message.
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
-  const context = verificationContext(options)
+  const context = verificationContext({...options, ...(await readTrustSources(options))})
   const outcome = await readArtifactContents(file, {limits: options.limits}, async (contents) => checkContents(contents, context))
   return 'code' in outcome ? failedResult(outcome) : outcome
-}
-
-/**
- * `verifyArtifact` with the trust store read from a file (`trust-store-unreadable` when it cannot be) and,
- * with `revocationsFile`, the revocation list beside its `.sig` (`revocation-list-unreadable`).
- */
-export async function verifyArtifactFile(
-  file: string,
-  options: Omit<VerifyArtifactOptions, 'trust' | 'revocations'> & {trustFile: string; revocationsFile?: string},
-): Promise<VerificationResult> {
-  const {trustFile, revocationsFile, ...rest} = options
-  const trust = await readTrustStore(trustFile)
-  const revocations = revocationsFile === undefined ? undefined : await readRevocationList(revocationsFile)
-  return verifyArtifact(file, {...rest, trust, revocations})
 }
 
 /**

@@ -3,11 +3,11 @@ import {judgeContents} from '../artifact/validate-artifact.js'
 import type {ValidationReport} from '../manifest/report.js'
 import {hasMember, isBlank, isRecord, member, quote} from '../manifest/rules/values.js'
 import {compareSemVer, isSemVer} from '../model/semver.js'
-import {parseTrustStore, readTrustStore, type TrustStore} from '../pki/trust.js'
+import {parseTrustStore} from '../pki/trust.js'
 import {RevocationError} from '../revocation/errors.js'
-import {readRevocationList} from '../revocation/files.js'
-import {type RevocationList, type VerifiedRevocationList, verifyRevocationList} from '../revocation/list.js'
+import {type VerifiedRevocationList, verifyRevocationList} from '../revocation/list.js'
 import {verdictOf, type VerificationResult, type VerifyCode, type VerifyProblem} from '../signing/result.js'
+import {readTrustSources, type TrustSources} from '../signing/trust-sources.js'
 import {checkContents} from '../signing/verify.js'
 import {readArtifactContents} from '../signing/verify-artifact.js'
 import {StoreError} from './errors.js'
@@ -21,15 +21,18 @@ export interface UploadAccount {
   id?: string
 }
 
-/** How to judge an upload. */
-export interface VerifyUploadOptions {
+/**
+ * How to judge an upload. The roots a signature must chain to (`trust`) and the revocation list to apply
+ * to it (`revocations`) are each given as the value or as its file (`trustFile`, `revocationsFile`).
+ */
+export type VerifyUploadOptions = TrustSources & UploadSettings
+
+/** What `verifyUpload` needs besides the trust store and the revocation list. */
+export interface UploadSettings {
+  /** The account the upload comes from. */
   account: UploadAccount
-  /** The roots a signature must chain to. */
-  trust: TrustStore
   /** Versions of this plugin already published: the upload must be greater than each (`version-not-newer`). */
   publishedVersions?: readonly string[]
-  /** A revocation list to apply to the signature. */
-  revocations?: RevocationList
   /** Apply a list past its `nextUpdate` (reported as a warning) instead of refusing with `revocation-list-stale`. */
   allowStaleRevocations?: boolean
   /** The verifier's clock (default: now). */
@@ -59,17 +62,19 @@ export interface VerifyUploadOptions {
  * 3. `publisher-mismatch`: `publisher.name` is not the account name; `publisher.id` is present and not the
  *    account id (or the account has none). A missing or mistyped publisher is left to the validator.
  * 4. `version-not-newer`: the version is not greater (SemVer 2.0 precedence) than every published version.
- * Throws only for unusable options: `invalid-argument` (StoreError), `trust-store-invalid` (SigningError).
+ * Throws only for unusable options: `invalid-argument` (StoreError), `trust-store-invalid` and
+ * `trust-store-unreadable` (SigningError), `revocation-list-unreadable` (RevocationError).
  */
 export async function verifyUpload(artifact: string, options: VerifyUploadOptions): Promise<UploadReport> {
   const {account, publishedVersions = []} = checkOptions(options)
-  const trust = parseTrustStore(options.trust)
+  const sources = await readTrustSources(options)
+  const trust = parseTrustStore(sources.trust)
   const now = options.now ?? new Date()
   const listProblems: UploadProblem[] = []
   let revocations: VerifiedRevocationList | null = null
-  if (options.revocations !== undefined) {
+  if (sources.revocations !== undefined) {
     try {
-      revocations = verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
+      revocations = verifyRevocationList(sources.revocations, trust, {now, allowStale: options.allowStaleRevocations})
       if (revocations.stale) listProblems.push({code: 'revocation-list-stale', severity: 'warning', message: `The revocation list (sequence ${revocations.content.sequence}) is past its nextUpdate ${revocations.content.nextUpdate}; it was applied because stale lists were allowed.`})
     } catch (error) {
       if (!(error instanceof RevocationError) || (error.code !== 'revocation-list-invalid' && error.code !== 'revocation-list-stale')) throw error
@@ -101,17 +106,6 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
     verdict: verification.verdict,
     certificateId: verification.certificateId,
   }
-}
-
-/** `verifyUpload` with the trust store and (optionally) the revocation list read from files. */
-export async function verifyUploadFiles(
-  artifact: string,
-  options: Omit<VerifyUploadOptions, 'trust' | 'revocations'> & {trustFile: string; revocationsFile?: string},
-): Promise<UploadReport> {
-  const {trustFile, revocationsFile, ...rest} = options
-  const trust = await readTrustStore(trustFile)
-  const revocations = revocationsFile === undefined ? undefined : await readRevocationList(revocationsFile)
-  return verifyUpload(artifact, {...rest, trust, revocations})
 }
 
 function checkOptions(options: VerifyUploadOptions): VerifyUploadOptions {

@@ -1,4 +1,4 @@
-import {uploadTextLines, verifyUploadFiles, type UploadReport} from '#cli'
+import {uploadTextLines, verifyUpload, type UploadReport} from '#cli'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
 import type {CommandInput} from '../../base.js'
@@ -10,7 +10,7 @@ export type StoreVerifyInput = CommandInput<typeof StoreVerify>
 /** `svc-plugin store verify`: the store's check of an upload; prints the report and gives the exit status. */
 export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyInput, {output}: ActionContext): Promise<ExitCode> {
   const {trust, published, revocations, json, quiet, 'account-name': name, 'account-id': id, 'allow-stale-revocations': allowStaleRevocations} = flags
-  const report = await verifyUploadFiles(artifact, {
+  const report = await verifyUpload(artifact, {
     account: id === undefined ? {name} : {name, id},
     trustFile: trust,
     publishedVersions: [...(published ?? [])],
