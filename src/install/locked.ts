@@ -66,16 +66,16 @@ export async function recoverPlugin(dataRoot: string, id: string): Promise<void>
 
 // The files a plugin directory holds that are replaced atomically: their temporaries are leftovers.
 const atomicallyWritten = ['current.json', 'trust.json', '.transaction.json']
-// A lock moved aside by a process breaking a stale lock: `.lock.stale-<pid>-<12 hex>`.
+// A lock moved aside by an earlier version of this library breaking a stale lock: `.lock.stale-<pid>-<12 hex>`.
 const movedAsideLock = /^\.lock\.stale-(\d+)-[0-9a-f]{12}$/
 
-/** Removes atomic-write temporaries and abandoned moved-aside locks in a plugin directory. */
+/** Removes atomic-write temporaries, and locks an earlier version moved aside, in a plugin directory. */
 async function removeTemporaries(dataRoot: string, id: string): Promise<void> {
   const root = await realDirectory(dataRoot, levels.plugin(id))
   if (root === null) return
   for (const name of await readdir(root)) {
     // Temporaries are written only under the lock, which we hold: any found is a killed run's. A lock moved
-    // aside is left alone while the process breaking it still runs (it may have to link it back).
+    // aside is left alone while the process that moved it still runs (it may link it back).
     const breaker = movedAsideLock.exec(name)
     const leftover = atomicallyWritten.some((file) => isTemporarySiblingOf(name, file)) || (breaker !== null && !isProcessAlive(Number(breaker[1])))
     if (!leftover) continue
