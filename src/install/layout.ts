@@ -63,6 +63,21 @@ export const levels = {
   data: (id: string): readonly string[] => ['plugins', id, 'data'],
 } as const
 
+/**
+ * The mode of every directory the installer creates, set exactly whatever the umask (docs/data-root.md):
+ * `shared` (0755: the host reads it, only its owner writes it) for the data root when the installer
+ * creates it, `plugins`, `<id>`, `versions`, each version and every directory inside one; `private`
+ * (0700) for `_staging` and its operations' directories, and for a plugin's `data`.
+ */
+export const directoryModes = {shared: 0o755, private: 0o700} as const
+
+/** The mode of the data-root directory `segments` (see {@link directoryModes}). */
+export function directoryModeOf(segments: readonly string[]): number {
+  const [top, plugin, inside] = segments
+  const privateLevel = (segments.length === 2 && top === 'plugins' && plugin === '_staging') || (segments.length === 3 && inside === 'data')
+  return privateLevel ? directoryModes.private : directoryModes.shared
+}
+
 /** The largest `<n>` of a `<version>_<n>` directory name: nine digits, far beyond any real history. */
 const maxDirectorySuffix = /^[1-9][0-9]{0,8}$/
 

@@ -9,6 +9,7 @@ import {readTransaction} from './journal.js'
 import {levels, pluginPaths} from './layout.js'
 import {discard, listStaging, removeStagingOf, stagingOwner} from './staging.js'
 import {applyTransaction} from './transaction.js'
+import {bringToRest} from './at-rest.js'
 import {readInstalledVersions} from './version-directories.js'
 
 /** Options of every operation that changes a plugin. */
@@ -42,7 +43,8 @@ export async function withPluginLock<T>(dataRoot: string, id: string, options: L
 /**
  * Brings plugin `id` to a settled state; the caller holds its lock. A journalled install is applied (its
  * checks passed before the journal was written); leftovers of killed runs are removed: only names this
- * library makes, never a version directory `current.json` names.
+ * library makes, never a version directory `current.json` names; every version is brought to rest in
+ * `versions/<version>` with `current.json` naming just the version.
  */
 export async function recoverPlugin(dataRoot: string, id: string): Promise<void> {
   const transaction = await readTransaction(dataRoot, id, {drop: true})
@@ -60,6 +62,9 @@ export async function recoverPlugin(dataRoot: string, id: string): Promise<void>
   // directories of one version; the one that holds it (current.json's, else the journal's) stays.
   const installed = await readInstalledVersions(dataRoot, id)
   for (const stray of installed.strays) await discard(dataRoot, id, levels.versions(id), stray)
+  // A forced reinstall killed before its layout step leaves the new tree under `<version>_<n>` (so did
+  // earlier versions of this library, for good): every version goes to rest in `versions/<version>`.
+  await bringToRest(dataRoot, id)
   // An uninstall killed after moving out the last version leaves `versions/` empty; it holds no state.
   if (installed.taken.size === 0) await removeDirectoryIfEmpty(dataRoot, levels.versions(id))
 }

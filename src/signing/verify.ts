@@ -11,8 +11,8 @@ import {checkChain, type ChainFiles, type VerifiedChain} from '../pki/chain.js'
 import {signatureLength, verifyStrict} from '../pki/ed25519.js'
 import {parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore} from '../pki/trust.js'
-import {checkRevocation} from '../revocation/check.js'
-import {type RevocationList, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
+import {checkRevocations} from '../revocation/check.js'
+import {type RevocationList, type RevocationListContent, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
 import {problem, verdictOf, type VerificationResult, type VerifyProblem} from './result.js'
 
 /** How to verify. */
@@ -43,7 +43,10 @@ export interface VerifyOptions {
 export interface VerifyContext {
   trust: TrustStore | null
   now: Date
+  /** The list given to this operation (the result summarises it). */
   revocations: VerifiedRevocationList | null
+  /** Lists applied besides it: the newest list of every root a data root has recorded (install/revocation-state.ts). */
+  recordedRevocations?: readonly RevocationListContent[]
 }
 
 /** How far `signedAt` may lie ahead of the verifier's clock. */
@@ -127,14 +130,16 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  * 12. `publisher-mismatch`: the certificate subject is a creator or organization, the manifest's
  *     `publisher` is an object with an own `id` member, and that value is not the subject id.
  * 13. `signature-invalid`: strict Ed25519 of the signature message over P fails under the certificate's key.
- * 14. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes last, once
- *     the signature is proven, for three reasons: `signedAt`, which decides a routine revocation, is only
- *     evidence once the signature covering it verifies; a `Revoked` verdict then always states a fact
+ * 14. `revoked` (verdict Revoked), only with revocation lists (the one given, those a data root recorded):
+ *     see `checkRevocation`. It comes last, once the signature is proven, for three reasons: `signedAt`,
+ *     which decides a routine revocation, is only evidence once the signature covering it verifies; a
+ *     `Revoked` verdict then always states a fact
  *     about what the certificate really signed, so nobody can pin a revoked certificate's id onto forged
  *     bytes and have a host report (and act on) a revocation instead of a forgery; and every earlier code
  *     is a more specific reason to refuse.
  *
- * `context.trust` null is the signer re-checking its own output: everything but the root link is checked.
+ * `context.trust` null is the signer re-checking its own output, or `activate` asking whether a version
+ * installed Trusted is revoked since: everything but the root link is checked.
  */
 export function runChecklist(contents: ArtifactContents, context: VerifyContext, progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}): Verified | VerifyProblem {
   // The manifest and its trailer.
@@ -206,11 +211,10 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
     return problem('signature-invalid', `The Ed25519 signature does not verify under the key of certificate ${certificate.certificateId}.`)
   }
 
-  // Revocation, once the signature (and with it signedAt) is proven.
-  if (context.revocations !== null) {
-    const revoked = checkRevocation(context.revocations.content, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
-    if (revoked !== null) return revoked
-  }
+  // Revocation, once the signature (and with it signedAt) is proven: by the list given and those recorded.
+  const lists = [...(context.revocations === null ? [] : [context.revocations.content]), ...(context.recordedRevocations ?? [])]
+  const revoked = checkRevocations(lists, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
+  if (revoked !== null) return revoked
   return {chain, signature, artifactDigest: digest.sha256}
 }
 
