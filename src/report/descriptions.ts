@@ -179,6 +179,16 @@ const errors: Record<string, Entry> = {
   'unexpected-file-type': ['An installed version holds a symbolic link or a special file where only regular files belong.', 'A link placed in a version directory after install', 'Reinstall the version; never change an installed version directory by hand.'],
   'trust-record-missing': ['An installed version verifies Trusted but has no record of being admitted so.', 'A version directory copied in by hand', 'Install the artifact with `svc-plugin install` so that its admission is recorded.'],
   'certificate-changed': ['An installed version now verifies under another certificate than the one recorded at install, of another publisher or root.', 'Files of another publisher copied over an installed version', 'Reinstall the version from its artifact; treat the data root as tampered with.'],
+  'unexpected-mode': [
+    'A file or directory of an installed version has another mode than the one install set (0644 for files, 0755 for the host\'s executable and for directories).',
+    'An installed file made setuid (`chmod 4777`), or the entrypoint executable without its execute bit',
+    'Reinstall the version (`svc-plugin install --force`); never change an installed version directory by hand, and find out who did.',
+  ],
+  'directory-writable-by-others': [
+    'A directory between the data root and an installed version (`plugins`, `plugins/<id>`, `versions`) is writable by its group or by everyone.',
+    '`plugins/` left `0777` by a script, or created by hand under `umask 000`',
+    'Make it writable by its owner alone (`chmod go-w`), then check that nobody replaced `current.json`, `trust.json` or a version meanwhile.',
+  ],
   'certificate-expired': ['A certificate had expired at the time that counts.', 'Signing with a certificate that ended last year', 'Issue a new certificate and sign again.'],
   'already-signed': ['The artifact is already signed.', 'Signing an artifact twice', 'Sign the unsigned artifact written by pack.'],
   'signature-malformed': ['A signature or signature file is badly shaped.', 'A signature value that is not Base64', 'Sign the artifact again.'],

@@ -13,7 +13,7 @@ import {repoRoot} from '../helpers/cli.js'
 
 const folder = path.join(repoRoot, 'docs', 'codes')
 /** The codes only `verifyInstalled` gives (its problems' code is a string: see InstalledProblem). */
-const installedProblemCodes = ['unexpected-file-type', 'trust-downgrade', 'unsigned-not-permitted', 'trust-record-missing', 'certificate-changed']
+const installedProblemCodes = ['unexpected-file-type', 'trust-downgrade', 'unsigned-not-permitted', 'trust-record-missing', 'certificate-changed', 'unexpected-mode', 'directory-writable-by-others']
 const pages = codePages()
 
 /** The validation keywords the manifest schema uses anywhere (each can fail as `schema:<keyword>`). */
