@@ -151,12 +151,12 @@ describe('svc-plugin install', () => {
     assert.equal(again.json.error.code, 'already-installed')
     const forced = await runCliJson(['install', unsignedV1, ...base(root), '--allow-unsigned', '--force'])
     assert.equal(forced.status, 0)
-    // The replacement has its own directory; current.json switched to it in one write.
-    assert.equal(forced.json.directory, path.join(root, 'plugins', 'com.example.alpha', 'versions', '1.0.0_1'))
+    // The replacement passed through a directory of its own, and rests in versions/<version> again.
+    assert.equal(forced.json.directory, path.join(root, 'plugins', 'com.example.alpha', 'versions', '1.0.0'))
     const inactive = await runCli(['install', unsignedV2, ...base(root), '--allow-unsigned', '--no-activate', '--retain', '1'])
     assert.equal(inactive.status, 0, inactive.stderr)
     assert.match(inactive.stdout, /^Installed com\.example\.alpha 2\.0\.0 \(Unsigned, not activated\) -> /)
-    assert.deepEqual(JSON.parse(await readFile(path.join(root, 'plugins', 'com.example.alpha', 'current.json'), 'utf8')), {version: '1.0.0', directory: '1.0.0_1'})
+    assert.deepEqual(JSON.parse(await readFile(path.join(root, 'plugins', 'com.example.alpha', 'current.json'), 'utf8')), {version: '1.0.0'})
   })
 
   it('exits 3 for a missing artifact and for a file that is not a ZIP', async () => {
