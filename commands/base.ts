@@ -46,7 +46,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       this.flags = flags as BaseFlags<T>
       this.args = args as BaseArgs<T>
       this.positionals = argv as string[]
-      this.output = new CommandOutput({quiet: this.flags.quiet})
+      this.output = new CommandOutput({quiet: this.flags.quiet, noColor: this.flags['no-color']})
     } catch (error) {
       this.failUsage(error)
     }

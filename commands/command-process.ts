@@ -1,7 +1,7 @@
 import {setFlagsFromString} from 'node:v8'
 import {removeTemporaryFilesSync} from '../src/index.js'
 import {ExitCode} from './exit-codes.js'
-import {io} from './io.js'
+import {CommandOutput} from './output.js'
 
 /**
  * Prepares the process a command runs in, whichever way its arguments were parsed: a small heap, and
@@ -12,7 +12,8 @@ export function prepareCommandProcess(): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       removeTemporaryFilesSync()
-      io.stderr.write(`\ncancelled (${signal}).\n`)
+      // A blank line first ends a progress bar's line.
+      new CommandOutput({quiet: false}).errorLine(['', `cancelled (${signal}).`])
       process.exit(ExitCode.cancelled)
     })
   }

@@ -95,7 +95,7 @@ export async function runDirectly(argv: readonly string[], root: URL): Promise<b
   prepareCommandProcess()
   ignoreClosedStdout()
   let json = input.flags.json === true
-  const context = {output: new CommandOutput({quiet: input.flags.quiet === true}), version: manifest.version, reportFailuresAsJson: () => (json = true)}
+  const context = {output: new CommandOutput({quiet: input.flags.quiet === true, noColor: input.flags['no-color'] === true}), version: manifest.version, reportFailuresAsJson: () => (json = true)}
   try {
     const action = await (actions[id] as (typeof actions)[string])()
     process.exitCode = await action(input as never, context)

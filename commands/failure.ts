@@ -1,6 +1,6 @@
-import {isSvcPluginError, type SvcPluginError} from '../src/index.js'
+import {isSvcPluginError, type SvcPluginError, type TextLine} from '../src/index.js'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
-import {io} from './io.js'
+import {CommandOutput} from './output.js'
 
 /** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
 export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -15,8 +15,13 @@ export interface Failure {
   json: boolean
   details?: Readonly<Record<string, unknown>>
   extra?: Record<string, unknown>
+  /**
+   * The message as lines for stderr, when it is a list by design (one item a line, the line breaks the
+   * library's own); otherwise the message is one line, a line break inside it shown as `\n`.
+   */
+  messageLines?: readonly string[]
   /** More lines for stderr, below the error line. */
-  text?: string
+  text?: readonly TextLine[]
 }
 
 /**
@@ -24,8 +29,10 @@ export interface Failure {
  * and `error <code>: <message>` on stderr (plus `text` below it, when there is more to show).
  */
 export function reportFailure(failure: Failure): void {
-  if (failure.json) io.stdout.write(`${JSON.stringify(errorDocument(failure.code, failure.message, failure.details, failure.extra), null, 2)}\n`)
-  io.stderr.write(`error ${failure.code}: ${failure.message}\n${failure.text ?? ''}`)
+  const output = new CommandOutput({quiet: false})
+  if (failure.json) output.outJson(errorDocument(failure.code, failure.message, failure.details, failure.extra))
+  const [first, ...rest] = failure.messageLines ?? [failure.message]
+  output.errorLine([`error ${failure.code}: ${first ?? ''}`, ...rest, ...(failure.text ?? [])])
 }
 
 /** True when the command line asks for JSON (read from the raw arguments: for failures before or during parsing). */
@@ -70,7 +77,7 @@ export class AdvisedRefusal extends Error {
  */
 export function reportUsage(commandId: string | undefined, message: string, json: boolean): void {
   const help = `svc-plugin ${commandId?.replaceAll(':', ' ') ?? ''} --help`.replace(/ {2,}/g, ' ')
-  reportFailure({code: 'usage', message: usageText(message), json, text: `See: ${help}\n`})
+  reportFailure({code: 'usage', message: usageText(message), json, text: [`See: ${help}`]})
 }
 
 /**
@@ -92,7 +99,7 @@ export function reportThrown(thrown: unknown, options: {json: boolean; commandId
     return exitCodeFor(error)
   }
   const message = error instanceof Error ? error.message : String(error)
-  if (process.env.SVC_PLUGIN_DEBUG === '1' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`)
+  if (process.env.SVC_PLUGIN_DEBUG === '1' && error instanceof Error) new CommandOutput({quiet: false}).errorLine((error.stack ?? '').split('\n'))
   reportFailure({code: 'internal', message: `${message} (a bug in svc-plugin: please report it)`, json: options.json})
   return ExitCode.internal
 }

@@ -1,39 +1,60 @@
-import {io} from './io.js'
+import {colorEnabled, jsonText, textLines, withoutInvisibleCharacters, type TextLine} from '../src/index.js'
+import {io, type Output} from './io.js'
 
 /**
  * What a command prints, and where: results on stdout, progress, notes and warnings on stderr, and nothing
- * but errors and the JSON result with `--quiet`. Every command writes through one of these, whether oclif
- * parsed its arguments or the direct path did (commands/direct.ts).
+ * but errors and the JSON result with `--quiet`. This is the only module that writes to the two channels
+ * (test/report/output-boundary.test.ts holds every other module of commands/ to that), and everything it
+ * writes is escaped for where it goes (docs/output-escaping.md):
+ *
+ * - text is given as lines ({@link TextLine}: a string, or parts the tool styles) and written by the one
+ *   text-line renderer, which escapes every part, shows a line break inside a line as `\n` and colours
+ *   the severity words after escaping, when the channel is a terminal that wants colour;
+ * - a value is written as JSON by `jsonText`;
+ * - a document that a renderer escaped for its own format (workflow commands, JUnit XML, SARIF) is written
+ *   as it is, bar any invisible character but the line feed (written as a `\u` escape): a last guard.
+ *
+ * So a command that prints a value from an artifact gets it escaped without calling anything.
  */
 export class CommandOutput {
-  constructor(private readonly options: {readonly quiet: boolean}) {}
+  constructor(private readonly options: {readonly quiet: boolean; readonly noColor?: boolean}) {}
 
-  /** A result line on stdout, unless --quiet. */
-  out(text: string): void {
-    if (!this.options.quiet) this.outAlways(text)
+  /** Result lines on stdout, unless --quiet. */
+  out(lines: TextLine | readonly TextLine[]): void {
+    if (!this.options.quiet) this.outAlways(lines)
   }
 
-  /** A line on stdout even with --quiet: a refusal's own lines, the JSON result. */
-  outAlways(text: string): void {
-    io.stdout.write(line(text))
+  /** Lines on stdout even with --quiet: a refusal's own lines. */
+  outAlways(lines: TextLine | readonly TextLine[]): void {
+    this.write(io.stdout, lines)
   }
 
-  /** A line on stderr unless --quiet (progress, notes, warnings). */
-  note(text: string): void {
-    if (!this.options.quiet) io.stderr.write(line(text))
+  /** Lines on stderr unless --quiet (progress, notes, warnings). */
+  note(lines: TextLine | readonly TextLine[]): void {
+    if (!this.options.quiet) this.write(io.stderr, lines)
   }
 
-  /** An error line on stderr, even with --quiet. */
-  errorLine(text: string): void {
-    io.stderr.write(line(text))
+  /** Error lines on stderr, even with --quiet. */
+  errorLine(lines: TextLine | readonly TextLine[]): void {
+    this.write(io.stderr, lines)
   }
 
   /** A value as indented JSON on stdout, even with --quiet. */
   outJson(value: unknown): void {
-    this.outAlways(JSON.stringify(value, null, 2))
+    io.stdout.write(jsonText(value))
   }
-}
 
-function line(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`
+  /**
+   * A whole document on stdout, even with --quiet, already escaped for its format by its renderer (the
+   * `github`, `junit`, `sarif` and `gitlab` reports, the schema): written as it is, except that any
+   * invisible character but the line feed is written as a `\u` escape.
+   */
+  outDocument(text: string): void {
+    io.stdout.write(withoutInvisibleCharacters(text))
+  }
+
+  private write(channel: Output, lines: TextLine | readonly TextLine[]): void {
+    const list: readonly TextLine[] = typeof lines === 'string' || !Array.isArray(lines) ? [lines as TextLine] : lines
+    channel.write(textLines(list, {color: colorEnabled({isTTY: channel.isTTY, env: process.env, noColor: this.options.noColor === true})}))
+  }
 }

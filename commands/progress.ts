@@ -1,3 +1,4 @@
+import {visibleText} from '../src/index.js'
 import {io} from './io.js'
 /** A one-line progress bar on stderr, drawn only when stderr is a terminal. */
 export interface ProgressBar {
@@ -19,7 +20,9 @@ export function progressBar(label: string, enabled: boolean): ProgressBar {
       last = now
       const ratio = total === 0 ? 1 : Math.min(1, done / total)
       const filled = Math.round(ratio * width)
-      io.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${detail}\x1b[K`)
+      // The bar draws with terminal controls of its own (carriage return, erase to the end of the line),
+      // so it writes to stderr itself; its words are escaped as every text line is.
+      io.stderr.write(`\r${visibleText(label)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${visibleText(detail)}\x1b[K`)
       drawn = true
     },
     finish() {

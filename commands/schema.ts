@@ -10,6 +10,6 @@ export default class Schema extends BaseCommand<typeof Schema> {
   ]
 
   async run(): Promise<void> {
-    this.setExit(await schemaCommand())
+    this.setExit(await schemaCommand({}, this.context))
   }
 }

@@ -43,7 +43,7 @@ export type {Certificate, CertificateSubject, SubjectKind as CertificateSubjectK
 // ── Store: the upload verifier ─────────────────────────────────────────────────────────────────────────
 export {verifyUpload, verifyUploadFiles, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
 export type {UploadProblem, UploadProblemCode, UploadReport} from './store/report.js'
-export {renderUploadText} from './store/render.js'
+export {renderUploadText, uploadTextLines} from './store/render.js'
 export {StoreError, type StoreErrorCode} from './store/errors.js'
 
 // ── Tooling: validate ──────────────────────────────────────────────────────────────────────────────────
@@ -60,6 +60,11 @@ export {fileProblemCodes, type FileProblem, type FileProblemCode} from './manife
 export {manifestSchema, manifestSchemaText} from './manifest/schema.js'
 export {renderReport, renderSubjects, renderStepSummary, reportFormats, colorEnabled, type ReportFormat, type RenderOptions, type ColorContext} from './report/index.js'
 export {codeDocumentation, documentedCodes, codeHelpUrl, codePageFile, codePagesFolder, type CodeDocumentation} from './report/index.js'
+
+// ── Output: what came from an artifact, escaped for where it is shown (docs/output-escaping.md) ─────────
+export {subjectsTextLines, textLines, line, styled, type TextLine, type TextPart, type PartsLine, type StyledText} from './report/index.js'
+export {jsonText, withoutInvisibleCharacters} from './report/index.js'
+export {visibleText, shellCommand} from './model/index.js'
 
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'

@@ -1,4 +1,4 @@
-import {initPlugin} from '../../src/index.js'
+import {initPlugin, shellCommand} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 
@@ -30,6 +30,7 @@ export async function initCommand({args: {dir}, flags}: InitInput, {output}: Act
     return ExitCode.success
   }
   if (result.createdFolder !== null) output.note(`Created ${result.createdFolder}.`)
-  output.out(`Created ${result.id} ${result.version} in ${result.directory}: ${result.files.map((file) => file.slice(result.directory.length + 1)).join(', ')}. Check it with: svc-plugin validate ${dir}`)
+  const check = shellCommand(['svc-plugin', 'validate'], [dir])
+  output.out(`Created ${result.id} ${result.version} in ${result.directory}: ${result.files.map((file) => file.slice(result.directory.length + 1)).join(', ')}.${check === null ? '' : ` Check it with: ${check}`}`)
   return ExitCode.success
 }

@@ -21,8 +21,8 @@ export async function inspectCommand({args: {subject}, flags}: InspectInput, {ou
   return ExitCode.success
 }
 
-/** The text form of an inspection: one fact per line, lists indented. */
-export function renderInspection(value: Inspection): string {
+/** The text form of an inspection: one fact per line, lists indented (the output escapes every value). */
+export function renderInspection(value: Inspection): string[] {
   const lines: string[] = []
   const field = (label: string, text: unknown) => lines.push(`${`${label}:`.padEnd(16)}${text === null || text === undefined ? '-' : String(text)}`)
   field('id', value.id)
@@ -49,7 +49,7 @@ export function renderInspection(value: Inspection): string {
     field('archive', `${value.archiveBytes} bytes`)
     field('ratio', `${value.compressionRatio?.toFixed(2)}`)
   }
-  return lines.join('\n')
+  return lines
 }
 
 function references(list: unknown[]): string {

@@ -1,4 +1,4 @@
-import {MergeError, merge, renderReport} from '../../src/index.js'
+import {MergeError, merge, subjectsTextLines} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import type {ActionContext} from './action.js'
@@ -23,7 +23,7 @@ export async function mergeCommand({argv, flags: {output: file, force, json}}: M
     return ExitCode.success
   } catch (error) {
     if (!(error instanceof MergeError && error.report)) throw error
-    reportFailure({code: error.code, message: error.message, json, details: error.details, extra: {report: error.report}, text: renderReport(error.report, 'text')})
+    reportFailure({code: error.code, message: error.message, json, details: error.details, extra: {report: error.report}, text: subjectsTextLines([error.report], {})})
     return ExitCode.invalid
   }
 }

@@ -1,4 +1,4 @@
-import {PackError, pack, renderReport, type Level, type PackProgress, type PackResult} from '../../src/index.js'
+import {PackError, pack, subjectsTextLines, type Level, type PackProgress, type PackResult} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {formatBytes, progressBar} from '../progress.js'
@@ -45,8 +45,11 @@ export async function packCommand({args, flags}: PackInput, context: ActionConte
   } catch (error) {
     bar.finish()
     if (error instanceof PackError && error.report) {
-      const text = error.code === 'secret-detected' ? '' : renderReport(error.report, 'text')
-      reportFailure({code: error.code, message: error.message, json, details: error.details, extra: {report: error.report}, text})
+      // A secret refusal's message lists the secrets, one a line (their paths passed the entry-path
+      // policy: no line break of their own), and says all the report would.
+      const secrets = error.code === 'secret-detected'
+      const text = secrets ? [] : subjectsTextLines([error.report], {})
+      reportFailure({code: error.code, message: error.message, ...(secrets ? {messageLines: error.message.split('\n')} : {}), json, details: error.details, extra: {report: error.report}, text})
       return ExitCode.invalid
     }
     throw error

@@ -1,9 +1,9 @@
 import {manifestSchemaText} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
-import {io} from '../io.js'
+import type {ActionContext} from './action.js'
 
 /** `svc-plugin schema`: prints the manifest schema, exactly the file's bytes (no newline added, no re-serialisation). */
-export async function schemaCommand(): Promise<ExitCode> {
-  io.stdout.write(manifestSchemaText())
+export async function schemaCommand(_input: unknown, {output}: ActionContext): Promise<ExitCode> {
+  output.outDocument(manifestSchemaText())
   return ExitCode.success
 }

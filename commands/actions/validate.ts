@@ -1,13 +1,13 @@
 import {appendFile} from 'node:fs/promises'
 import {
   ValidationError,
-  colorEnabled,
   findRepositoryRoot,
   isGlobPattern,
   isSubjectFailure,
   isSvcPluginError,
   renderStepSummary,
   renderSubjects,
+  subjectsTextLines,
   validatePath,
   validatePaths,
   type Level,
@@ -16,7 +16,6 @@ import {
 } from '../../src/index.js'
 import {ExitCode, exitCodeFor, worstExitCode} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
-import {io} from '../io.js'
 import type {ActionContext} from './action.js'
 
 /** The arguments and flags of `svc-plugin validate`, as parsed (by oclif, or by the direct path). */
@@ -65,14 +64,11 @@ export async function validateCommand({argv: paths, flags}: ValidateInput, conte
     if (selectors.length > 0) throw new ValidationError('too-many-selectors', `Choose one way to name the subjects; got PATH arguments and ${selectors.map((key) => `--${key}`).join(' and ')}.`, {details: {selectors: ['path', ...selectors]}})
     subjects = await validatePaths(paths, options)
   }
-  const renderOptions = {
-    color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: flags['no-color']}),
-    errorsOnly: quiet,
-    toolVersion: context.version,
-    root: root ?? findRepositoryRoot(process.cwd()) ?? process.cwd(),
-    single,
-  }
-  io.stdout.write(renderSubjects(subjects, format, renderOptions))
+  const renderOptions = {errorsOnly: quiet, toolVersion: context.version, root: root ?? findRepositoryRoot(process.cwd()) ?? process.cwd(), single}
+  // Text goes out as lines, which the output escapes and colours; every other format is a document its
+  // renderer escaped for that format.
+  if (format === 'text') context.output.outAlways(subjectsTextLines(subjects, renderOptions))
+  else context.output.outDocument(renderSubjects(subjects, format, renderOptions))
   const summaryFile = process.env.GITHUB_STEP_SUMMARY
   if (format === 'github' && summaryFile !== undefined && summaryFile !== '') {
     await appendFile(summaryFile, renderStepSummary(subjects, renderOptions)).catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import {shellCommand} from '../model/shell-command.js'
 import {ArchiveError} from './errors.js'
 
 /**
@@ -52,7 +53,10 @@ export function missingManifestAdvice(names: Iterable<string>): string {
   if (nested === undefined) return ''
   const folder = nested.slice(0, -'/manifest.json'.length)
   const forks = all.some((name) => name.startsWith('__MACOSX/')) ? ` ${advice['macos-resource-forks'].split('. ')[0]}.` : ''
-  return ` Found ${JSON.stringify(nested)}: ${advice['nested-folder']}${forks} Run svc-plugin pack ${folder} on the folder (or zip what is inside ${folder}/, not ${folder}/ itself).`
+  // The folder's name comes from the archive: the suggested command quotes it, or is not suggested.
+  const command = shellCommand(['svc-plugin', 'pack'], [folder])
+  const inside = JSON.stringify(`${folder}/`)
+  return ` Found ${JSON.stringify(nested)}: ${advice['nested-folder']}${forks} Run ${command ?? 'svc-plugin pack'} on the folder (or zip what is inside ${inside}, not ${inside} itself).`
 }
 
 /** What to add to an entry the manifest's files[] does not list, when the entry is one of Finder's resource forks. */

@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {writeFileAtomic} from '../fs/durable.js'
+import {writeFileAtomic} from '../fs/output.js'
 import {withLock} from '../fs/lock.js'
 import type {TrustStore} from '../pki/trust.js'
 import {RevocationError} from '../revocation/errors.js'

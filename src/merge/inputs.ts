@@ -3,6 +3,7 @@ import {openArtifact, type OpenedArtifact} from '../artifact/open.js'
 import {compareDeclaredFiles, isExemptFromFiles} from '../manifest/declared-files.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import type {FileDigest, Manifest} from '../model/manifest.js'
+import {shellCommand} from '../model/shell-command.js'
 import {MergeError} from './errors.js'
 
 /** One opened input of a merge: its artifact, its manifest and the entries that make up its payload. */
@@ -43,7 +44,8 @@ function readInput(file: string, artifact: OpenedArtifact): MergeInput {
   }
   const {manifest, report} = readManifest(artifact.manifest.document, {file: `${file}!manifest.json`, subjectKind: 'artifact', subjectPath: file})
   if (manifest === null) {
-    throw new MergeError('manifest-invalid', `The manifest of ${file} is not valid; run svc-plugin validate --artifact ${file} for every problem.`, {
+    const command = shellCommand(['svc-plugin', 'validate', `--artifact=${file}`])
+    throw new MergeError('manifest-invalid', `The manifest of ${file} is not valid; ${command === null ? 'validate it' : `run ${command}`} for every problem.`, {
       details: {input: file},
       report,
     })

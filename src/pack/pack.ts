@@ -5,10 +5,10 @@ import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
 import {SecretScanner, maxScannedBytes} from '../artifact/secrets.js'
 import {unsignedManifestOf} from '../artifact/trailer.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
-import {checkOutputFree, createOutputFolder, removeCreatedFolders, resolveOutputFile} from '../fs/output.js'
+import {checkOutputFree, resolveOutputFile, withOutputs} from '../fs/output.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import type {ArchiveLimits} from '../archive/types.js'
-import {writeArchiveBody, type ArchiveBody, type WrittenEntry} from '../archive/writer.js'
+import {writeArchiveBody, type ArchiveBody, type WriterEntry, type WrittenEntry} from '../archive/writer.js'
 import type {PackageContent, SecretFinding} from '../manifest/content.js'
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {levelIncludes, type Level} from '../manifest/levels.js'
@@ -145,38 +145,35 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   }
 
   const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
-  const createdFolder = await createOutputFolder(path.dirname(output), output)
-  let body: ArchiveBody | undefined
-  try {
-    body = await writeArchiveBody(
-      output,
-      collected.files.map((file) => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: sourceOf(file)})),
-      {
+  const entries = collected.files.map((file): WriterEntry => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: sourceOf(file)}))
+  return withOutputs(async (outputs) => {
+    const createdFolder = await outputs.prepare(output)
+    let body: ArchiveBody | undefined
+    try {
+      body = await writeArchiveBody(output, entries, {
         limits,
         onProgress: (progress) => {
           onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes})
           // Reading waits while the secret scan lags: the text it holds stays bounded.
           return scanner.room()
         },
-      },
-    )
-    const {result, refusal} = await judge(body.entries)
-    if (refusal !== null) throw refusal.error
-    const written = await body.finish(
-      {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(result.manifest)}},
-      {
-        overwrite: options.force === true,
-        onProgress: (progress) => options.onProgress?.({phase: 'write', files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
-      },
-    )
-    return {...result, problems: [], sha256: written.sha256, bytes: written.bytes, createdFolder, dryRun: false}
-  } catch (error) {
-    body?.discard()
-    await removeCreatedFolders(path.dirname(output), createdFolder)
-    throw packErrorOf(error)
-  } finally {
-    body?.discard()
-  }
+      })
+      const {result, refusal} = await judge(body.entries)
+      if (refusal !== null) throw refusal.error
+      const written = await body.finish(
+        {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(result.manifest)}},
+        {
+          overwrite: options.force === true,
+          onProgress: (progress) => options.onProgress?.({phase: 'write', files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes}),
+        },
+      )
+      return {...result, problems: [], sha256: written.sha256, bytes: written.bytes, createdFolder, dryRun: false}
+    } catch (error) {
+      throw packErrorOf(error)
+    } finally {
+      body?.discard()
+    }
+  })
 }
 
 interface PackFacts {

@@ -20,7 +20,10 @@ export function colorEnabled({isTTY, env, noColor}: ColorContext): boolean {
 // SGR foreground colours; each is closed with 39 (default foreground), not a full reset.
 const severityColors: Record<Severity, number> = {error: 31, warning: 33, info: 36}
 
-/** The severity word, wrapped in its terminal colour when `color` is true. */
-export function severityWord(severity: Severity, color: boolean): string {
-  return color ? `\u001b[${severityColors[severity]}m${severity}\u001b[39m` : severity
+/**
+ * Text wrapped in the terminal colour of a severity. Only the text-line renderer (text-lines.ts) calls it,
+ * on text it has already escaped: the escape sequences it adds are the only ones text output carries.
+ */
+export function paint(style: Severity, escapedText: string): string {
+  return `\u001b[${severityColors[style]}m${escapedText}\u001b[39m`
 }

@@ -120,7 +120,7 @@ const errors: Record<string, Entry> = {
   'certificate-unreadable': ['A certificate file cannot be read.', '`--certificate missing.json`', 'Check the path and permissions of the certificate files.'],
   'revocation-list-unreadable': ['A revocation list file cannot be read.', '`--revocation-list missing.json`', 'Check the path and permissions of the revocation list.'],
   'output-exists': ['The output already exists and would be overwritten.', 'Packing to `plugin.svcPlugin` a second time', 'Remove the old output, choose another path, or pass `--force`.'],
-  'write-failed': ['An output cannot be written (permissions, disk full, not a directory).', '`--output /read-only/plugin.svcPlugin`', 'Check that the output folder exists, is writable and has room.'],
+  'write-failed': ['An output cannot be written: a file stands where a folder is needed, the file system does not allow creating files there, no permission, or a full or read-only disk.', '`--output /proc/plugin.svcPlugin`', 'Choose an output in a folder you can write to, with room.'],
   'io-error': ['A read or write failed while the command ran.', 'A disk removed during an install', 'Check the disk and run the command again.'],
   'level-not-met': ['The package does not meet the requirement level asked for.', '`svc-plugin pack --level publication` without a license', 'Fix the problems listed, or ask for a lower level.'],
   'unsafe-data-root': ['The data root is not safe to work in (a symbolic link or not a real directory where one belongs).', 'A data root whose `plugins` folder is a symbolic link', 'Point the data root at a real directory that only the host writes.'],

@@ -1,7 +1,9 @@
 import type {Severity} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult} from '../manifest/report.js'
+import {visibleText} from '../model/visible-text.js'
 import {codeHelpUrl} from './help.js'
 import {displayPath, placeOf, rootRelativePath} from './location.js'
+import {markdownTable, type MarkdownCell, type MarkdownLink} from './markdown.js'
 import {countProblems} from './summary.js'
 
 /** Options of the GitHub Actions renderers. */
@@ -14,7 +16,21 @@ export interface GithubOptions {
   toolVersion?: string
 }
 
-const commands: Record<Severity, string> = {error: 'error', warning: 'warning', info: 'notice'}
+const commands: Record<Severity, WorkflowCommand> = {error: 'error', warning: 'warning', info: 'notice'}
+
+/** The workflow commands the renderer writes. */
+type WorkflowCommand = 'error' | 'warning' | 'notice'
+
+/**
+ * One workflow command line, the only way a line of the `github` format is made:
+ * `::<command> <name>=<value>,…::<message>`. Every property value and the message are shown visibly
+ * ({@link visibleText}) and then escaped as GitHub documents (the message's `%`, CR and LF; a property's
+ * also `:` and `,`), so no value can end the command, add a property or start a line of its own.
+ */
+export function workflowCommand(command: WorkflowCommand, properties: ReadonlyArray<readonly [string, string | number]>, message: string): string {
+  const list = properties.map(([name, value]) => `${name}=${escapeProperty(visibleText(String(value)))}`).join(',')
+  return `::${command}${list === '' ? '' : ` ${list}`}::${escapeData(visibleText(message))}`
+}
 
 /**
  * Subjects as GitHub Actions workflow commands, one line per diagnostic:
@@ -26,24 +42,24 @@ const commands: Record<Severity, string> = {error: 'error', warning: 'warning', 
 export function renderGithub(subjects: readonly SubjectResult[], options: GithubOptions = {}): string {
   const cwd = options.cwd ?? process.cwd()
   const root = options.root ?? cwd
-  const title = (code: string): string => `title=${escapeProperty(`${code} (${codeHelpUrl(code, options.toolVersion ?? '0.0.0')})`)}`
+  const title = (code: string): readonly [string, string] => ['title', `${code} (${codeHelpUrl(code, options.toolVersion ?? '0.0.0')})`]
   const lines: string[] = []
   for (const subject of subjects) {
     if (isSubjectFailure(subject)) {
-      lines.push(`::error ${title(subject.code)}::${escapeData(`${subject.path}: ${subject.message}`)}`)
+      lines.push(workflowCommand('error', [title(subject.code)], `${subject.path}: ${subject.message}`))
       continue
     }
     const place = placeOf(subject)
     const file = rootRelativePath(place.file, cwd, root) ?? displayPath(place.file, cwd)
     for (const problem of subject.problems) {
-      const properties: string[] = [`file=${escapeProperty(file)}`]
+      const properties: Array<readonly [string, string | number]> = [['file', file]]
       if (place.inner === null && problem.line !== null) {
-        properties.push(`line=${problem.line}`)
-        if (problem.column !== null) properties.push(`col=${problem.column}`)
+        properties.push(['line', problem.line])
+        if (problem.column !== null) properties.push(['col', problem.column])
       }
       properties.push(title(problem.code))
       const message = place.inner === null ? problem.message : `${place.inner}${problem.line === null ? '' : `:${problem.line}`} (inside the artifact): ${problem.message}`
-      lines.push(`::${commands[problem.severity]} ${properties.join(',')}::${escapeData(message)}`)
+      lines.push(workflowCommand(commands[problem.severity], properties, message))
     }
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
@@ -51,33 +67,29 @@ export function renderGithub(subjects: readonly SubjectResult[], options: Github
 
 /**
  * A Markdown summary for a GitHub Actions job page (`$GITHUB_STEP_SUMMARY`): a table with one row per
- * subject (result, errors, warnings), then one row per problem with a link to its code's page.
+ * subject (result, errors, warnings), then one row per problem with a link to its code's page. Built as
+ * tables of typed cells (markdown.ts), which escape every value.
  */
 export function renderStepSummary(subjects: readonly SubjectResult[], options: GithubOptions = {}): string {
   const cwd = options.cwd ?? process.cwd()
   const version = options.toolVersion ?? '0.0.0'
-  const link = (code: string): string => `[\`${code}\`](${codeHelpUrl(code, version)})`
-  const rows = ['| Subject | Result | Errors | Warnings |', '| --- | --- | --- | --- |']
-  const problems = ['| Subject | Severity | Code | Message |', '| --- | --- | --- | --- |']
+  const link = (code: string): MarkdownLink => ({code, href: codeHelpUrl(code, version)})
+  const rows: MarkdownCell[][] = []
+  const problems: MarkdownCell[][] = []
   for (const subject of subjects) {
     if (isSubjectFailure(subject)) {
-      rows.push(`| ${cell(subject.path)} | not read: ${link(subject.code)} | 1 | 0 |`)
-      problems.push(`| ${cell(subject.path)} | error | ${link(subject.code)} | ${cell(subject.message)} |`)
+      rows.push([subject.path, ['not read: ', link(subject.code)], '1', '0'])
+      problems.push([subject.path, 'error', link(subject.code), subject.message])
       continue
     }
     const name = subject.pluginId === null ? displayPath(placeOf(subject).file, cwd) : `${subject.pluginId} ${subject.version ?? ''}`.trim()
     const {error, warning} = countProblems(subject)
-    rows.push(`| ${cell(name)} | ${subject.valid ? 'valid' : 'invalid'} (${subject.level}) | ${error} | ${warning} |`)
-    for (const problem of subject.problems) problems.push(`| ${cell(name)} | ${problem.severity} | ${link(problem.code)} | ${cell(problem.message)} |`)
+    rows.push([name, `${subject.valid ? 'valid' : 'invalid'} (${subject.level})`, String(error), String(warning)])
+    for (const problem of subject.problems) problems.push([name, problem.severity, link(problem.code), problem.message])
   }
-  const sections = ['### svc-plugin validate', '', ...rows, '']
-  if (problems.length > 2) sections.push(...problems, '')
+  const sections = ['### svc-plugin validate', '', ...markdownTable(['Subject', 'Result', 'Errors', 'Warnings'], rows), '']
+  if (problems.length > 0) sections.push(...markdownTable(['Subject', 'Severity', 'Code', 'Message'], problems), '')
   return `${sections.join('\n')}\n`
-}
-
-/** Text made safe for one Markdown table cell: no line break, no unescaped `|`. */
-function cell(text: string): string {
-  return text.replace(/\r?\n/g, ' ').replaceAll('|', '\\|')
 }
 
 /** Workflow-command escaping of a message: `%`, CR and LF. */

@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import type {Severity} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult} from '../manifest/report.js'
 import {displayPath, placeOf, rootRelativePath} from './location.js'
+import {jsonText} from './json-text.js'
 
 /** Options of the GitLab renderer. */
 export interface GitlabOptions {
@@ -47,7 +48,7 @@ export function renderGitlab(subjects: readonly SubjectResult[], options: Gitlab
       issues.push(issue(`${inside}${problem.message}`, problem.code, severities[problem.severity], file, line, problem.pointer ?? ''))
     }
   }
-  return `${JSON.stringify(issues, null, 2)}\n`
+  return jsonText(issues)
 }
 
 function issue(description: string, code: string, severity: CodeQualityIssue['severity'], path: string, line: number, pointer: string): CodeQualityIssue {

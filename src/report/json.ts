@@ -1,6 +1,7 @@
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import type {Level} from '../manifest/levels.js'
 import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
+import {jsonText} from './json-text.js'
 
 /** One problem of the `--json` document: the diagnostic plus the file its position refers to. */
 export type ProblemDocument = Diagnostic & {file: string}
@@ -62,7 +63,7 @@ export function subjectsDocument(subjects: readonly SubjectResult[]): SubjectsDo
 export function renderJson(subjects: readonly SubjectResult[], options: {single?: boolean} = {}): string {
   const only = subjects[0]
   const document = options.single === true && subjects.length === 1 && only !== undefined && !isSubjectFailure(only) ? reportDocument(only) : subjectsDocument(subjects)
-  return `${JSON.stringify(document, null, 2)}\n`
+  return jsonText(document)
 }
 
 function diagnosticDocument(problem: Diagnostic, file: string): ProblemDocument {

@@ -29,9 +29,12 @@ export function rootRelativePath(file: string, cwd: string, root: string): strin
   return toForwardSlashes(relative)
 }
 
-/** A relative path as a URI reference: each segment percent-encoded. */
+/** A relative path as a URI reference: each segment percent-encoded (a lone surrogate, which has no UTF-8, as U+FFFD). */
 export function uriReference(relative: string): string {
-  return relative.split('/').map(encodeURIComponent).join('/')
+  return relative
+    .split('/')
+    .map((segment) => encodeURIComponent(segment.replace(/\p{Cs}/gu, '\ufffd')))
+    .join('/')
 }
 
 /** A directory as an absolute `file:` URL ending in `/` (what SARIF's `originalUriBaseIds` require). */

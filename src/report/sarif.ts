@@ -3,6 +3,7 @@ import {isSubjectFailure, type SubjectFailure, type SubjectResult, type Validati
 import {codeDocumentation} from './descriptions.js'
 import {codeHelpUrl} from './help.js'
 import {directoryUrl, fileUrl, placeOf, rootRelativePath, uriReference} from './location.js'
+import {jsonText} from './json-text.js'
 
 /** Options of the SARIF renderer. */
 export interface SarifOptions {
@@ -67,7 +68,7 @@ export function renderSarif(subjects: readonly SubjectResult[], options: SarifOp
       },
     ],
   }
-  return `${JSON.stringify(log, null, 2)}\n`
+  return jsonText(log)
 }
 
 function rule(code: string, toolVersion: string): Record<string, unknown> {

@@ -1,8 +1,8 @@
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
-import {severityWord} from './color.js'
 import {displayPath} from './location.js'
 import {summaryLine} from './summary.js'
+import {line, styled, textLines, type PartsLine, type TextLine} from './text-lines.js'
 
 /** Options of the text renderer. */
 export interface TextOptions {
@@ -15,13 +15,21 @@ export interface TextOptions {
 }
 
 /**
- * Subjects as lines for a terminal, one report after the other (see {@link renderReportText}); a subject
- * that could not be read is `error <code>: <message>`. Several subjects end with a line counting them.
+ * Subjects as text for a terminal, one report after the other (see {@link reportTextLines}), escaped and
+ * coloured by {@link textLines}.
  */
 export function renderText(subjects: readonly SubjectResult[], options: TextOptions): string {
-  const parts = subjects.map((subject) => (isSubjectFailure(subject) ? `${severityWord('error', options.color)} ${subject.code}: ${subject.message}\n` : renderReportText(subject, options)))
-  if (subjects.length > 1 && !options.errorsOnly) parts.push(`${subjectsLine(subjects)}\n`)
-  return parts.join('')
+  return textLines(subjectsTextLines(subjects, options), {color: options.color})
+}
+
+/**
+ * Subjects as text lines, one report after the other (see {@link reportTextLines}); a subject that could
+ * not be read is `error <code>: <message>`. Several subjects end with a line counting them.
+ */
+export function subjectsTextLines(subjects: readonly SubjectResult[], options: Omit<TextOptions, 'color'>): TextLine[] {
+  const lines = subjects.flatMap((subject) => (isSubjectFailure(subject) ? [line(styled('error', 'error'), ` ${subject.code}: ${subject.message}`)] : reportTextLines(subject, options)))
+  if (subjects.length > 1 && !options.errorsOnly) lines.push(subjectsLine(subjects))
+  return lines
 }
 
 /** `N subjects: V valid, I invalid, U not read.` */
@@ -31,32 +39,36 @@ function subjectsLine(subjects: readonly SubjectResult[]): string {
   return `${subjects.length} subjects: ${valid} valid, ${subjects.length - valid - unread} invalid, ${unread} not read.`
 }
 
-/**
- * One report as lines for a terminal: one line per diagnostic,
- * `<severity> <code>: <message> [<pointer>] (<requiredBy>)`, then `  at <file>:<line>:<column>` when
- * the position is known, then the summary line. The root pointer `""` is shown as `[/]`; a null
- * pointer and an absent requiredBy are left out. Ends with a newline unless empty.
- */
+/** One report as text, escaped and coloured by {@link textLines} (see {@link reportTextLines}). */
 export function renderReportText(report: ValidationReport, options: TextOptions): string {
+  return textLines(reportTextLines(report, options), {color: options.color})
+}
+
+/**
+ * One report as text lines: one line per diagnostic, `<severity> <code>: <message> [<pointer>]
+ * (<requiredBy>)`, then `  at <file>:<line>:<column>` when the position is known, then the summary line.
+ * The root pointer `""` is shown as `[/]`; a null pointer and an absent requiredBy are left out.
+ */
+export function reportTextLines(report: ValidationReport, options: Omit<TextOptions, 'color'>): TextLine[] {
   const cwd = options.cwd ?? process.cwd()
   const file = displayPath(report.file, cwd)
-  const lines: string[] = []
+  const lines: TextLine[] = []
   for (const problem of report.problems) {
     if (options.errorsOnly && problem.severity !== 'error') continue
-    lines.push(diagnosticLine(problem, options.color))
+    lines.push(diagnosticLine(problem))
     const position = positionOf(problem)
     if (position !== null) lines.push(`  at ${file}:${position}`)
   }
   if (!options.errorsOnly) lines.push(summaryLine(report, cwd))
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`
+  return lines
 }
 
-/** `<severity> <code>: <message> [<pointer>] (<requiredBy>)` for one diagnostic. */
-export function diagnosticLine(problem: Diagnostic, color = false): string {
-  let line = `${severityWord(problem.severity, color)} ${problem.code}: ${problem.message}`
-  if (problem.pointer !== null) line += ` [${pointerText(problem.pointer)}]`
-  if (problem.requiredBy !== undefined) line += ` (${problem.requiredBy})`
-  return line
+/** `<severity> <code>: <message> [<pointer>] (<requiredBy>)` for one diagnostic, the severity styled. */
+export function diagnosticLine(problem: Diagnostic): PartsLine {
+  let rest = ` ${problem.code}: ${problem.message}`
+  if (problem.pointer !== null) rest += ` [${pointerText(problem.pointer)}]`
+  if (problem.requiredBy !== undefined) rest += ` (${problem.requiredBy})`
+  return line(styled(problem.severity, problem.severity), rest)
 }
 
 /** A JSON pointer for people: the root `""` reads as `/`. */

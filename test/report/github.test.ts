@@ -26,9 +26,9 @@ describe('renderGithub', () => {
     assert.equal(renderGithub([sampleReport([])], {cwd: sampleCwd}), '')
   })
 
-  it('escapes %, CR and LF in the message', () => {
-    const report = sampleReport([{code: 'malformed', severity: 'error', message: '100% wrong\r\nsecond line', pointer: null, line: 1, column: 1}])
-    assert.equal(renderGithub([report], {cwd: sampleCwd}), `::error file=weather/manifest.json,line=1,col=1,${title('malformed')}::100%25 wrong%0D%0Asecond line\n`)
+  it('shows CR, LF and every other control of a message visibly, and escapes % as GitHub documents', () => {
+    const report = sampleReport([{code: 'malformed', severity: 'error', message: '100% wrong\r\nsecond line\u001b[2J\u202e', pointer: null, line: 1, column: 1}])
+    assert.equal(renderGithub([report], {cwd: sampleCwd}), `::error file=weather/manifest.json,line=1,col=1,${title('malformed')}::100%25 wrong\\r\\nsecond line\\u001b[2J\\u202e\n`)
   })
 
   it('escapes : and , in property values, and leaves them alone in the message', () => {

@@ -1,6 +1,5 @@
-import {colorEnabled, renderUploadText, verifyUploadFiles, type UploadReport} from '../../../src/index.js'
+import {uploadTextLines, verifyUploadFiles, type UploadReport} from '../../../src/index.js'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
-import {io} from '../../io.js'
 import type {ActionContext} from '../action.js'
 
 /** The arguments and flags of `svc-plugin store verify`, as parsed (by oclif, or by the direct path). */
@@ -33,7 +32,7 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     const {accepted, pluginId, ...rest} = report
     output.outJson({path: artifact, accepted, id: pluginId, ...rest})
   } else if (!quiet || !report.accepted) {
-    output.outAlways(renderUploadText(report, {color: colorEnabled({isTTY: io.stdout.isTTY, env: process.env, noColor: flags['no-color']})}).trimEnd())
+    output.outAlways(uploadTextLines(report))
   }
   return exitStatus(report)
 }
