@@ -14,8 +14,8 @@ export class LockError extends SvcPluginError<'lock-timeout'> {}
 /** How long an operation waits for another one on the same plugin before `lock-timeout`, by default. */
 export const defaultLockTimeoutMs = 10 * 60 * 1000
 
-/** The mode of a lock directory (and of the temporary it is made in), set whatever the umask. */
-export const lockDirectoryMode = 0o700
+// The mode of a lock directory (and of the temporary it is made in), set whatever the umask.
+const lockDirectoryMode = 0o700
 
 /** A held lock. */
 export interface PluginLock {

@@ -29,8 +29,9 @@ export interface TransactionOutcome {
  * installed manifest, write the trust record, point `current.json` at the new directory (always when the
  * version being replaced is the active one), discard the directory it replaced, bring the version to rest
  * in `versions/<version>` (at-rest.ts), prune, make sure `data/` exists, drop the journal. No step removes
- * or overwrites a directory `current.json` names, so at every instant the active version resolves to a
- * complete directory. Safe to run again from any point.
+ * or overwrites the directory the active version resolves to (the layout step renames it, and from then on
+ * it resolves to the new name), so at every instant the active version resolves to a complete directory.
+ * Safe to run again from any point.
  */
 export async function applyTransaction(
   dataRoot: string,
