@@ -83,7 +83,7 @@ export async function runLockRound(dir: string, round: LockRound): Promise<LockR
   try {
     const runs = await Promise.allSettled(
       Array.from({length: round.contenders}, async () => {
-        const lock = await acquireLock(file, {timeoutMs: 60_000})
+        const lock = await acquireLock(file)
         holders += 1
         acquired += 1
         mostHolders = Math.max(mostHolders, holders)
