@@ -37,7 +37,7 @@ export {readManifest, type ReadManifestResult} from './manifest/read-manifest.js
 // ── Verification (hosts and stores): one artifact, one verdict ──────────────────────────────────────────
 export {verifyArtifact, verifyArtifactFile, type VerifyArtifactOptions} from './signing/verify-artifact.js'
 export type {VerifyOptions} from './signing/verify.js'
-export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, type VerifyProblem} from './signing/result.js'
+export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, type VerifyProblem, type VerifyWarning} from './signing/result.js'
 export type {Certificate, CertificateSubject, SubjectKind as CertificateSubjectKind, KeyUsage} from './pki/certificate.js'
 
 // ── Store: the upload verifier ─────────────────────────────────────────────────────────────────────────

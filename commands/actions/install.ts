@@ -21,6 +21,7 @@ export interface InstallInput {
     readonly 'allow-unsigned': boolean
     readonly revocations?: string | undefined
     readonly 'allow-stale-revocations': boolean
+    readonly 'require-container-signature': boolean
     readonly 'expect-id'?: string | undefined
     readonly 'expect-version'?: string | undefined
     readonly 'expect-sha256'?: string | undefined
@@ -49,6 +50,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     allowUnsigned: flags['allow-unsigned'],
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
     allowStaleRevocations: flags['allow-stale-revocations'],
+    requireContainerSignature: flags['require-container-signature'],
     ...(expectId === undefined ? {} : {expectId}),
     ...(expectVersion === undefined ? {} : {expectVersion}),
     ...(expectSha256 === undefined ? {} : {expectSha256}),

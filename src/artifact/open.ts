@@ -3,6 +3,7 @@ import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
 import {manifestEntryName} from '../manifest/declared-files.js'
+import {startContainerEvidence} from './container.js'
 import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
 import {SecretScanner} from './secrets.js'
 
@@ -27,7 +28,7 @@ export interface OpenedArtifact {
   readonly limits: ArchiveLimits
   /** Every file entry, in central-directory order. */
   readonly entries: readonly ArchiveEntry[]
-  /** manifest.json, null when the artifact has none. */
+  /** manifest.json, null when the artifact has none; it carries the file's container evidence. */
   readonly manifest: ManifestRead | null
   /** The strict archive, for a consumer that streams entries itself (signing, merging, extracting). */
   readonly archive: StrictArchive
@@ -40,7 +41,8 @@ export interface OpenedArtifact {
 }
 
 /**
- * Opens an artifact through every check of the strict reader and reads its manifest. Throws the reader's
+ * Opens an artifact through every check of the strict reader, reads its manifest and starts computing its
+ * container evidence (`ManifestRead.container`, in the background). Throws the reader's
  * `ArchiveError` (a missing file, not a ZIP, a hostile archive), with advice when another tool made the
  * archive (`archive/foreign.ts`); the caller closes what it gets.
  */
@@ -51,8 +53,10 @@ export async function openArtifact(file: string, options: OpenArtifactOptions = 
   })
   try {
     const entry = archive.get(manifestEntryName)
-    const manifest = entry === undefined ? null : manifestRead(await archive.readEntry(entry, limits.maxManifestBytes))
-    return new Opened(archive, limits, manifest)
+    if (entry === undefined) return new Opened(archive, limits, null)
+    const bytes = await archive.readEntry(entry, limits.maxManifestBytes)
+    // The container is hashed from now on, while the entries are read (by contents(), or by an installer).
+    return new Opened(archive, limits, {...manifestRead(bytes), container: startContainerEvidence(archive, entry, bytes)})
   } catch (error) {
     await archive.close()
     throw adviseForeignArchive(error)

@@ -49,12 +49,14 @@ export function revocationStateFile(dataRoot: string): string {
   return path.join(pluginsRoot(dataRoot), '_revocations.json')
 }
 
-/** What an operation on a data root is given: the trust store, its reference time, a list. */
+/** What an operation on a data root is given: the trust store, its reference time, a list, its container policy. */
 export interface RevocationInputs {
   trust?: TrustStore
   now: Date
   revocations?: RevocationList
   allowStaleRevocations?: boolean
+  /** Carried into the context (see `VerifyContext`); an installed tree has no container to judge. */
+  requireContainerSignature?: boolean
 }
 
 /**
@@ -65,7 +67,8 @@ export interface RevocationInputs {
  * that the operation applies all of them.
  */
 export async function revocationContext(dataRoot: string, inputs: RevocationInputs): Promise<VerifyContext> {
-  const context = verificationContext({trust: inputs.trust ?? {roots: []}, now: inputs.now, revocations: inputs.revocations, allowStaleRevocations: true})
+  const {trust = {roots: []}, now, revocations, requireContainerSignature} = inputs
+  const context = verificationContext({trust, now, revocations, allowStaleRevocations: true, requireContainerSignature})
   if (context.revocations !== null) {
     await recordRevocationList(dataRoot, context.revocations)
     if (inputs.allowStaleRevocations !== true) assertFreshRevocationList(context.revocations, context.now)

@@ -36,6 +36,12 @@ export interface InstallOptions extends LockOptions {
   revocations?: RevocationList
   /** Apply a revocation list past its `nextUpdate` instead of refusing the install with `revocation-list-stale`. */
   allowStaleRevocations?: boolean
+  /**
+   * Refuse a signed artifact whose signature does not cover its container (signed without `containerDigest`:
+   * `signature-invalid` with reason `container-unsigned`) instead of installing it with the warning
+   * `container-unsigned`.
+   */
+  requireContainerSignature?: boolean
   /** Refuse (`id-mismatch`) unless the manifest's id is this one. */
   expectId?: string
   /** Refuse (`version-mismatch`) unless the manifest's version is this one. */

@@ -36,6 +36,11 @@ export interface VerifyUploadOptions {
   now?: Date
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Refuse an upload whose signature does not cover its container (`container-unsigned`: signed without
+   * `containerDigest`). On by default; `false` accepts one with that warning instead.
+   */
+  requireContainerSignature?: boolean
 }
 
 /**
@@ -46,7 +51,9 @@ export interface VerifyUploadOptions {
  *    the multi-RID layout, the icon, `files[]` against the real bytes): every diagnostic, warnings included.
  * 2. The signature (with the revocation list when given): any verdict but Trusted is an error with the
  *    deciding code (`signature-missing` for an unsigned upload), unless the validator already reported the
- *    same fault (a malformed manifest, the same `files[]` problem, the signature block shape). An unusable
+ *    same fault (a malformed manifest, the same `files[]` problem, the signature block shape). The
+ *    signature must cover the container (`container-unsigned`) unless `requireContainerSignature` is
+ *    false, when that is a warning. An unusable
  *    list is its own problem (`revocation-list-invalid`, `revocation-list-stale`); the signature is then
  *    checked without it, so its verdict is still reported.
  * 3. `publisher-mismatch`: `publisher.name` is not the account name; `publisher.id` is present and not the
@@ -72,7 +79,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
 
   const outcome = await readArtifactContents(artifact, {limits: options.limits, secrets: true}, async (contents) => ({
     validation: judgeContents(contents, {label: artifact, level: 'publication'}),
-    verification: checkContents(contents, {trust, now, revocations}),
+    verification: checkContents(contents, {trust, now, revocations, requireContainerSignature: options.requireContainerSignature !== false}),
     manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
   }))
   if ('code' in outcome) return unreadableReport(outcome)
@@ -82,6 +89,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
     ...validation.problems.map(({code, severity, message, pointer}) => (pointer === null ? {code, severity, message} : {code, severity, message, pointer})),
     ...listProblems,
     ...signatureProblems(verification, validation),
+    ...verification.warnings.map(({code, message}): UploadProblem => ({code, severity: 'warning', message})),
     ...publisherProblems(manifest, account),
     ...versionProblems(manifest, publishedVersions),
   ]

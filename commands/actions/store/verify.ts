@@ -12,6 +12,7 @@ export interface StoreVerifyInput {
     readonly published?: readonly string[] | undefined
     readonly revocations?: string | undefined
     readonly 'allow-stale-revocations': boolean
+    readonly 'require-container-signature': boolean
     readonly json: boolean
     readonly quiet: boolean
     readonly 'no-color': boolean
@@ -27,6 +28,7 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     publishedVersions: [...(published ?? [])],
     revocationsFile: revocations,
     allowStaleRevocations,
+    requireContainerSignature: flags['require-container-signature'],
   })
   if (json) {
     const {accepted, pluginId, ...rest} = report
