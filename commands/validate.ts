@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {validateCommand} from './actions/validate.js'
 import {BaseCommand} from './base.js'
 import {codePagesFolder, levels, reportFormats} from '../src/index.js'
-import {choiceFlag, protocolFlag, stringArgument} from './flags.js'
+import {choiceFlag, countFlag, protocolFlag, stringArgument} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check plugin manifests, plugin folders or artifacts and report every problem.'
@@ -45,6 +45,7 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
     rid: Flags.string({description: "The host runtime identifier whose entrypoint must be on disk (default: this machine's, e.g. linux-x64).", helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'Preview an install on a host of this version: judge compatibility.svc against it.', helpValue: '<version>'}),
     protocol: protocolFlag({description: 'Preview an install on a host serving these protocol majors (MIN-MAX): judge compatibility.protocol against them.'}),
+    'max-warnings': countFlag(-1)({description: 'Fail (exit status 1) when the run finds more warnings than this, as ESLint does; 0 allows none, -1 (the default) any number.', default: -1}),
   }
 
   async run(): Promise<void> {

@@ -59,12 +59,13 @@ export {ValidationError, type ValidationErrorCode} from './manifest/errors.js'
 export {fileProblemCodes, type FileProblem, type FileProblemCode} from './manifest/declared-files.js'
 export {manifestSchema, manifestSchemaText} from './manifest/schema.js'
 export {renderReport, renderSubjects, renderStepSummary, reportFormats, colorEnabled, type ReportFormat, type RenderOptions, type ColorContext} from './report/index.js'
-export {codeDocumentation, documentedCodes, codeHelpUrl, codePageFile, codePagesFolder, type CodeDocumentation} from './report/index.js'
+export {codeDocumentation, documentedCodes, codeHelpUrl, codePageFile, codePagesFolder, codePagesBase, type CodeDocumentation, type PackageLinks} from './report/index.js'
+export {warningLimit, type WarningLimit} from './report/index.js'
 
 // ── Output: what came from an artifact, escaped for where it is shown (docs/output-escaping.md) ─────────
 export {subjectsTextLines, textLines, line, styled, type TextLine, type TextPart, type PartsLine, type StyledText} from './report/index.js'
 export {jsonText, withoutInvisibleCharacters} from './report/index.js'
-export {visibleText, shellCommand} from './model/index.js'
+export {visibleText, shellCommand, plural, formatMiB} from './model/index.js'
 
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'

@@ -32,4 +32,6 @@ export interface SecretFinding {
   what: string
   /** 1-based line of the finding in the file, when it has one. */
   line: number | null
+  /** 1-based column (UTF-16 code units) of the finding on its line, when the scan knows it. */
+  column?: number | null
 }

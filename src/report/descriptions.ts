@@ -191,6 +191,47 @@ const errors: Record<string, Entry> = {
   'already-revoked': ['That certificate or key is already revoked.', 'Revoking the same certificate twice', 'Nothing to do.'],
 }
 
+/**
+ * Warnings an install (and `verify --installed`) gives about a plugin it installed or checked: they never
+ * fail the command; a blocking one keeps the plugin from starting on its own.
+ */
+const installWarnings: Record<string, Entry> = {
+  'no-entrypoint-for-runtime': [
+    "The plugin declares no entrypoint for the host's runtime identifier, so the host cannot start it.",
+    'Installing a plugin built only for `win-x64` on a `linux-x64` host',
+    'Install the build for this runtime identifier, or add an entrypoint for it and pack again.',
+  ],
+  'sdk-compatibility-unchecked': ['The plugin\'s `compatibility.sdk` range is recorded, not checked: no host checks an SDK version.', '`"compatibility": {"sdk": ">=2.0.0"}`', 'Nothing to do; the range documents what the plugin was built against.'],
+  'svc-compatibility-unchecked': [
+    "The host is a development build (0.0.0-dev), so the plugin's `compatibility.svc` range was not checked.",
+    '`svc-plugin install` without `--host-version`',
+    'Pass `--host-version <version>` to judge the range as that host would.',
+  ],
+  'dependency-missing': ['A plugin this one depends on is not installed.', '`"dependencies": [{"id": "com.example.maps", "versionRange": "^2.0.0"}]` with no com.example.maps installed', 'Install the dependency; an optional one only limits what the plugin can do.'],
+  'dependency-out-of-range': [
+    'A plugin this one depends on is installed, but its active version is outside the range asked for.',
+    'A dependency on `^2.0.0` while 1.9.0 is active',
+    'Install and activate a version of the dependency inside the range.',
+  ],
+  'conflict-installed': ['An active plugin declares a conflict with this one, or this one with it; the plugin is not started on its own.', '`"conflicts": [{"id": "com.example.old-weather"}]` with that plugin active', 'Uninstall one of the two plugins.'],
+  'icon-pack-unresolved': ['An icon pack the plugin uses is not installed in a version inside its range.', '`"iconPacks": [{"id": "com.example.icons"}]` with no such pack installed', 'Install the icon pack; until then the host shows its default icons.'],
+  'artifact-unsigned': ['The plugin was installed unsigned, because the host allows unsigned plugins.', '`svc-plugin install plugin.svcPlugin --allow-unsigned`', 'Sign the artifact (`svc-plugin sign`) and install it again, so that the host can tell who published it.'],
+}
+
+/** Codes a run reports about itself rather than about a subject. */
+const runOutcomes: Record<string, Entry> = {
+  'too-many-warnings': [
+    'The run found more warnings than `--max-warnings` allows, so it fails although no subject has an error.',
+    '`svc-plugin validate plugin --max-warnings 0` on a plugin with an unknown permission',
+    'Fix the warnings, or raise `--max-warnings` (a negative number, or leaving the flag out, allows any number).',
+  ],
+}
+
+/** The codes a run reports about itself (`too-many-warnings`). */
+export function runOutcomeCodes(): string[] {
+  return Object.keys(runOutcomes)
+}
+
 function documentation([summary, example, fix, asError]: Entry): CodeDocumentation {
   return asError === undefined ? {summary, example, fix} : {summary, example, fix, asError}
 }
@@ -202,13 +243,47 @@ export function codeDocumentation(code: string): CodeDocumentation {
     const entry = Object.hasOwn(schemaKeywords, keyword) ? schemaKeywords[keyword] : undefined
     return entry === undefined ? {summary: `The manifest breaks the schema keyword "${keyword}".`, example: 'See the message.', fix: 'Correct the value the pointer names.'} : documentation(entry)
   }
-  const entry = Object.hasOwn(diagnostics, code) ? diagnostics[code as keyof typeof diagnostics] : Object.hasOwn(errors, code) ? errors[code] : undefined
-  return entry === undefined ? {summary: code, example: '', fix: ''} : documentation(entry)
+  const table = [diagnostics as Record<string, Entry>, errors, installWarnings, runOutcomes].find((candidate) => Object.hasOwn(candidate, code))
+  return table === undefined ? {summary: code, example: '', fix: ''} : documentation(table[code]!)
 }
 
-/** Every documented code: the diagnostic codes, the `schema:<keyword>` codes and the error codes, each once. */
+/**
+ * Every documented code, each once: the diagnostic codes, the `schema:<keyword>` codes, the error codes, the
+ * install warnings and the run's own outcomes.
+ */
 export function documentedCodes(): string[] {
-  return [...Object.keys(diagnostics), ...Object.keys(schemaKeywords).map((keyword) => `schema:${keyword}`), ...Object.keys(errors)]
+  return [...Object.keys(diagnostics), ...Object.keys(schemaKeywords).map((keyword) => `schema:${keyword}`), ...Object.keys(errors), ...Object.keys(installWarnings), ...Object.keys(runOutcomes)]
+}
+
+/**
+ * A code's page as Markdown: its title, what it means, `kind` (what reports it, when the caller knows), how
+ * an error differs, an example and a fix. `npm run docs:codes` writes it to `docs/codes/`; SARIF carries it
+ * as a rule's help where no published page can be linked.
+ */
+export function codePageMarkdown(code: string, kind?: string): string {
+  const {summary, example, fix, asError} = codeDocumentation(code)
+  return [
+    `# \`${code}\``,
+    '',
+    summary,
+    '',
+    ...(kind === undefined ? [] : [`**Kind:** ${kind}`, '']),
+    ...(asError === undefined ? [] : [`**As an error:** ${asError}`, '']),
+    '## Example',
+    '',
+    example,
+    '',
+    '## How to fix it',
+    '',
+    fix,
+    '',
+  ].join('\n')
+}
+
+/** A code's page as plain text (the Markdown page's sentences, without its markup of headings). */
+export function codePageText(code: string): string {
+  const {summary, example, fix, asError} = codeDocumentation(code)
+  return [`${code}: ${summary}`, ...(asError === undefined ? [] : [`As an error: ${asError}`]), `Example: ${example}`, `How to fix it: ${fix}`].join('\n\n')
 }
 
 /** A one-sentence description of what a diagnostic code means. */
