@@ -11,6 +11,7 @@
 export {SvcPluginError, isSvcPluginError} from './errors.js'
 export {ArchiveError, isArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails, type ArchiveErrorReason} from './archive/errors.js'
 export {InputFileError, type InputFileErrorCode} from './fs/input.js'
+export {classifyInput, InputKindError, type InputKind, type InputKindErrorCode} from './artifact/input-kind.js'
 export {LockError} from './fs/lock.js'
 export {OutputError, type OutputErrorCode} from './fs/output.js'
 export {removeTemporaryFilesSync} from './fs/temporary-files.js'
@@ -65,7 +66,8 @@ export {warningLimit, type WarningLimit} from './report/index.js'
 // ── Output: what came from an artifact, escaped for where it is shown (docs/output-escaping.md) ─────────
 export {subjectsTextLines, textLines, line, styled, type TextLine, type TextPart, type PartsLine, type StyledText} from './report/index.js'
 export {jsonText, withoutInvisibleCharacters} from './report/index.js'
-export {visibleText, shellCommand, plural, formatMiB} from './model/index.js'
+export {visibleText, shellCommand} from './model/index.js'
+export {plural, formatMiB} from './quantities.js'
 
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'

@@ -1,4 +1,4 @@
-import {artifactDigestOf, inspect, type Inspection, type SignatureFacts} from '../../src/index.js'
+import {artifactDigestOf, formatMiB, inspect, type Inspection, type SignatureFacts} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 
@@ -44,9 +44,9 @@ export function renderInspection(value: Inspection): string[] {
   field('compatibility', value.compatibility === null ? '(none)' : JSON.stringify(value.compatibility))
   field('signature', signatureText(value.signature))
   field('entries', value.entries)
-  field('uncompressed', `${value.uncompressedBytes} bytes`)
+  field('uncompressed', formatMiB(value.uncompressedBytes))
   if (value.archiveBytes !== null) {
-    field('archive', `${value.archiveBytes} bytes`)
+    field('archive', formatMiB(value.archiveBytes))
     field('ratio', `${value.compressionRatio?.toFixed(2)}`)
   }
   return lines

@@ -1,7 +1,7 @@
 import {resolveEntrypoint} from '../model/entrypoint.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
 import {writeCurrent} from './current.js'
-import {ensureRealDirectory} from './data-root.js'
+import {ensureRealDirectory, requireDataRoot} from './data-root.js'
 import {asInstallError} from './errors.js'
 import {readInstalledManifest} from './installed-manifest.js'
 import {assertPluginId, assertVersion, levels, pluginPaths} from './layout.js'
@@ -27,6 +27,7 @@ export async function activate(dataRoot: string, id: string, version: string, op
   assertPluginId(id)
   assertVersion(version)
   try {
+    await requireDataRoot(dataRoot)
     return await withPluginLock(dataRoot, id, options, async () => {
       const paths = pluginPaths(dataRoot, id)
       const target = await resolveInstalledVersion(dataRoot, id, version)

@@ -1,5 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
+import {plural} from '../quantities.js'
 import {missingManifestAdvice} from '../archive/foreign.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
@@ -229,7 +230,7 @@ function judgeManifest(opened: OpenedArtifact, artifact: string, expect: {id?: s
       })
     }
     const first = errors[0]
-    throw new InstallError('manifest-invalid', `${artifact} has an invalid manifest${first === undefined ? '' : `: ${first.code}: ${first.message}`} (${errors.length} error(s)).`, {
+    throw new InstallError('manifest-invalid', `${artifact} has an invalid manifest${first === undefined ? '' : `: ${first.code}: ${first.message}`} (${plural(errors.length, 'error')}).`, {
       details: {problems: report.problems},
     })
   }

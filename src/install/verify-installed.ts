@@ -11,6 +11,7 @@ import type {RevocationList} from '../revocation/list.js'
 import type {Verdict} from '../signing/result.js'
 import {checkContents, verificationContext} from '../signing/verify.js'
 import {asInstallError} from './errors.js'
+import {requireDataRoot} from './data-root.js'
 import {loadInstalledManifest} from './installed-manifest.js'
 import {readTransaction} from './journal.js'
 import {assertPluginId, assertVersion, pluginPaths} from './layout.js'
@@ -85,6 +86,7 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
   assertPluginId(id)
   if (options.version !== undefined) assertVersion(options.version)
   try {
+    await requireDataRoot(dataRoot)
     const context = verificationContext({trust: options.trust ?? {roots: []}, now: options.now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
     if (context.revocations !== null) await recordRevocationSequence(dataRoot, context.revocations)
     const paths = pluginPaths(dataRoot, id)

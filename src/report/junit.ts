@@ -4,6 +4,7 @@ import {diagnosticLine, pointerText} from './text.js'
 import {plainText} from './text-lines.js'
 import {displayPath, placeOfProblem, problemFile, subjectFile} from './location.js'
 import {tooManyWarnings, warningLimit, warningLimitMessage, type WarningLimit} from './warning-limit.js'
+import {plural} from '../quantities.js'
 import {element, xmlDocument, xmlText, type XmlElement} from './xml.js'
 
 /** Options of the JUnit renderer. */
@@ -75,7 +76,7 @@ function failureSuite(failure: SubjectFailure): Suite {
 }
 
 function limitSuite(limit: WarningLimit): Suite {
-  const name = `at most ${limit.limit} warnings (--max-warnings)`
+  const name = `at most ${plural(limit.limit, 'warning')} (--max-warnings)`
   const failure = limit.exceeded ? [element('failure', [['type', tooManyWarnings], ['message', warningLimitMessage(limit)]], [xmlText(warningLimitMessage(limit))])] : []
   return suite('svc-plugin validate', [element('testcase', [['classname', 'svc-plugin validate'], ['name', name]], failure)], {tests: 1, failures: limit.exceeded ? 1 : 0, errors: 0})
 }

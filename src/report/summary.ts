@@ -1,6 +1,6 @@
 import type {Severity} from '../manifest/diagnostic.js'
 import type {ValidationReport} from '../manifest/report.js'
-import {plural} from '../model/quantities.js'
+import {plural} from '../quantities.js'
 import {displayPath} from './location.js'
 
 /** How many diagnostics of each severity a report holds. */

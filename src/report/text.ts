@@ -1,7 +1,7 @@
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
 import {displayPath, problemFile} from './location.js'
-import {plural} from '../model/quantities.js'
+import {plural} from '../quantities.js'
 import {summaryLine} from './summary.js'
 import {line, styled, textLines, type PartsLine, type TextLine} from './text-lines.js'
 import {tooManyWarnings, warningLimit, warningLimitMessage} from './warning-limit.js'

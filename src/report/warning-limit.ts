@@ -1,5 +1,5 @@
 import {isSubjectFailure, type SubjectResult} from '../manifest/report.js'
-import {plural} from '../model/quantities.js'
+import {plural} from '../quantities.js'
 
 /** The code a run reports when its warnings exceed the most allowed (`validate --max-warnings`). */
 export const tooManyWarnings = 'too-many-warnings'

@@ -1,4 +1,4 @@
-import {plural} from '../model/quantities.js'
+import {plural} from '../quantities.js'
 import {pointerText} from '../report/text.js'
 import {line, styled, textLines, type PartsLine, type TextLine} from '../report/text-lines.js'
 import type {UploadProblem, UploadReport} from './report.js'

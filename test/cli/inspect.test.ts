@@ -3,6 +3,7 @@ import {mkdir, readFile, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {inspect} from '../../src/inspect/inspect.js'
+import {formatMiB} from '../../src/quantities.js'
 import {pack} from '../../src/pack/pack.js'
 import {runCli, runCliJson, spawnCli, tempDir, type CliResult} from '../helpers/cli.js'
 import {makeWorkspace} from '../helpers/workspace.js'
@@ -68,8 +69,8 @@ describe('svc-plugin inspect', () => {
       const archiveBytes = (await stat(example)).size
       const library = await inspect(example)
       assert.equal(field(stdout, 'entries'), '9')
-      assert.equal(field(stdout, 'uncompressed'), `${library.uncompressedBytes} bytes`)
-      assert.equal(field(stdout, 'archive'), `${archiveBytes} bytes`)
+      assert.equal(field(stdout, 'uncompressed'), formatMiB(library.uncompressedBytes))
+      assert.equal(field(stdout, 'archive'), formatMiB(archiveBytes))
       assert.equal(field(stdout, 'ratio'), (library.uncompressedBytes / archiveBytes).toFixed(2))
     })
   })

@@ -166,10 +166,10 @@ describe('svc-plugin validate', () => {
       assert.match(result.stderr, /^error not-an-artifact: /m)
     })
 
-    it('says "did you mean --manifest?" for --artifact naming a manifest', async () => {
+    it('says that --artifact names a manifest, and that --manifest takes it', async () => {
       const result = await runCli(['validate', '--artifact', minimalManifest])
       assert.equal(result.status, 3)
-      assert.match(result.stderr, /^error not-an-artifact: .* It looks like a manifest: did you mean --manifest .*minimal\.json\?\n$/)
+      assert.match(result.stderr, /^error not-an-artifact: .*minimal\.json is a manifest \(JSON text\), not a \.svcPlugin artifact\. Pass it with --manifest, or as PATH, .*\n$/)
     })
 
     it('judges the host named by --rid, --host-version and --protocol', async () => {
