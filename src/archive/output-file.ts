@@ -1,4 +1,6 @@
 import {closeSync, ftruncateSync, openSync, read, readSync, write, writeSync} from 'node:fs'
+import {writeFailed} from '../fs/output.js'
+import {ArchiveError} from './errors.js'
 
 // Appends are gathered into writes of about this size: an archive is written in many small pieces
 // (headers, small entries), and one system call per piece costs more than the copy it saves. A
@@ -12,7 +14,7 @@ const coalesceBytes = 1024 * 1024
  * `appendLater`). Small appends are copied into one buffer of its own, large ones written at once:
  * a caller's buffer is never kept once `append` returned. Bytes already appended can be
  * overwritten (`patch`), cut off (`truncate`) and read back. I/O errors are thrown as they are;
- * the writer turns them into `write-failed`.
+ * {@link writing} turns them into `write-failed`.
  */
 export class OutputFile {
   #fd: number | null
@@ -30,6 +32,11 @@ export class OutputFile {
     readonly target: string = path,
   ) {
     this.#fd = openSync(path, 'wx+', 0o666)
+  }
+
+  /** Creates `path` (see the constructor); a failure is `write-failed` naming `target`. */
+  static create(path: string, target: string): OutputFile {
+    return writing(target, () => new OutputFile(path, target))
   }
 
   /** Appends bytes at the end. */
@@ -149,4 +156,19 @@ export class OutputFile {
     if (this.#fd === null) throw new Error(`${this.path} is closed.`)
     return this.#fd
   }
+}
+
+/** Runs a write (or read) of an output file, turning an I/O error into `write-failed` naming `target`. */
+export function writing<T>(target: string, run: () => T): T {
+  try {
+    return run()
+  } catch (error) {
+    throw outputFailure(target, error)
+  }
+}
+
+/** What a failure writing `target` is: an ArchiveError as it is, anything else `write-failed` naming it. */
+export function outputFailure(target: string, error: unknown): Error {
+  if (error instanceof ArchiveError) return error
+  return writeFailed(target, error)
 }

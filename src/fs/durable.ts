@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {open, readFile, stat} from 'node:fs/promises'
 import path from 'node:path'
-import {createFile, rename, unlink, writeAll} from './mutations.js'
+import {unlink} from './mutations.js'
 
 /**
  * Flushes a directory's entries to disk, so that a rename or a create inside it survives a power cut.
@@ -26,30 +26,6 @@ export function temporarySibling(file: string): string {
 export function isTemporarySiblingOf(name: string, of: string): boolean {
   const prefix = `.${of}.`
   return name.startsWith(prefix) && /^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))
-}
-
-/**
- * Replaces `file` atomically: the bytes go to a temporary sibling created exclusively, are flushed, then
- * renamed over `file`, and the directory is flushed. A reader (or a process killed at any instant) sees the
- * old content or the new one, never a torn file. A killed writer leaves its temporary behind; the next
- * writer under the same lock removes it (names are recognised with {@link isTemporarySiblingOf}).
- */
-export async function writeFileAtomic(file: string, bytes: string | Uint8Array, mode = 0o644): Promise<void> {
-  const temp = temporarySibling(file)
-  const handle = await createFile(temp, 'wx', mode)
-  try {
-    try {
-      await writeAll(handle, temp, bytes)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, file)
-  } catch (error) {
-    await unlink(temp).catch(() => undefined)
-    throw error
-  }
-  await fsyncDirectory(path.dirname(file))
 }
 
 /** Removes a file and flushes its directory; an absent file is fine. */

@@ -50,6 +50,14 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
     }
   }
   await walk(root, '')
+  return {files: await readFiles(found, options), unexpected: unexpected.sort()}
+}
+
+/**
+ * Sizes and, with `digests`, SHA-256 of regular files (each opened without following a link that replaced
+ * it), a few at a time, by `/`-separated path in path order; `inspect` sees the bytes of each small one.
+ */
+export async function readFiles(found: readonly {name: string; absolute: string}[], options: Omit<ReadTreeOptions, 'exclude'>): Promise<Map<string, TreeFile>> {
   const sizes = new Map<string, TreeFile>()
   let next = 0
   const worker = async (): Promise<void> => {
@@ -66,8 +74,7 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
     }
   }
   await Promise.all(Array.from({length: Math.min(digestConcurrency, found.length)}, worker))
-  const files = new Map([...sizes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  return {files, unexpected: unexpected.sort()}
+  return new Map([...sizes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 /** The bytes of one regular file, read whole; a symbolic link that replaced it is not followed. */

@@ -1,7 +1,7 @@
-import {lstat, rm} from 'node:fs/promises'
+import {lstat} from 'node:fs/promises'
 import path from 'node:path'
 import {SvcPluginError} from '../errors.js'
-import {createOutputFolder, outputTaken, writeNewFile} from '../fs/output.js'
+import {outputTaken, withOutputs} from '../fs/output.js'
 import {ignoreFileName} from '../artifact/package-files.js'
 import {manifestSchemaPath} from '../manifest/schema.js'
 import {validateManifest} from '../manifest/validate.js'
@@ -88,21 +88,15 @@ export async function initPlugin(dir: string, options: InitOptions = {}): Promis
   for (const [file] of files) {
     if (await lstat(file).then(() => true, () => false)) throw await outputTaken(file, 'init never overwrites. Choose another folder or remove it first')
   }
-  const createdFolder = await createOutputFolder(directory)
-  const written: string[] = []
-  const folders: string[] = []
-  try {
+  const createdFolder = await withOutputs(async (outputs) => {
+    const created = await outputs.folder(directory)
     for (const [file, text, mode] of files) {
-      const folder = await createOutputFolder(path.dirname(file), file)
-      if (folder !== null) folders.push(folder)
-      await writeNewFile(file, text, mode)
-      written.push(file)
+      await outputs.folderOf(file)
+      await outputs.newFile(file, text, mode)
     }
-  } catch (error) {
-    for (const file of written) await rm(file, {force: true})
-    for (const folder of [...folders, ...(createdFolder === null ? [] : [createdFolder])].reverse()) await rm(folder, {recursive: true, force: true})
-    throw error
-  }
+    return created
+  })
+  const written = files.map(([file]) => file)
   return {directory, id: manifest.id, version: manifest.version, files: written, createdFolder, placeholder}
 }
 

@@ -1,5 +1,6 @@
 import {isSemVer} from '../model/semver.js'
-import {readTextOrNull, unlinkDurably, writeFileAtomic} from '../fs/durable.js'
+import {readTextOrNull, unlinkDurably} from '../fs/durable.js'
+import {writeFileAtomic} from '../fs/output.js'
 import {versionOfDirectory} from './layout.js'
 
 /** What `current.json` says: the active version and the name of the directory under `versions/` holding it. */

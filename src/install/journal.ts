@@ -1,5 +1,6 @@
 import {isSemVer} from '../model/semver.js'
-import {readTextOrNull, unlinkDurably, writeFileAtomic} from '../fs/durable.js'
+import {readTextOrNull, unlinkDurably} from '../fs/durable.js'
+import {writeFileAtomic} from '../fs/output.js'
 import {ensureRealDirectory, realDirectory} from './data-root.js'
 import {levels, pluginPaths, versionOfDirectory} from './layout.js'
 import {stagingOwner} from './staging.js'

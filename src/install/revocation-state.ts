@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {writeFileAtomic} from '../fs/durable.js'
+import {writeFileAtomic} from '../fs/output.js'
 import {ensureRealDirectory} from './data-root.js'
 import {levels, pluginsRoot} from './layout.js'
 import {withLock} from '../fs/lock.js'

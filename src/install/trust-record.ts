@@ -1,4 +1,5 @@
-import {readTextOrNull, writeFileAtomic} from '../fs/durable.js'
+import {readTextOrNull} from '../fs/durable.js'
+import {writeFileAtomic} from '../fs/output.js'
 import type {Certificate} from '../pki/certificate.js'
 import {isSemVer} from '../model/semver.js'
 import {InstallError} from './errors.js'

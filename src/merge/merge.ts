@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {checkOutputFree, createOutputFolder, removeCreatedFolders} from '../fs/output.js'
+import {checkOutputFree, withOutputs} from '../fs/output.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
@@ -50,7 +50,7 @@ export interface MergeResult {
  * declare disjoint RIDs and hold identical bytes wherever their paths meet. The output is the
  * first input's manifest (in RID order) with the union of `entrypoints` and a recomputed `files[]`,
  * written deterministically: the same inputs in any order give the same bytes.
- * Throws {@link MergeError} or the reader's ArchiveError; nothing is written unless every check passed.
+ * Throws {@link MergeError} or the reader's ArchiveError; nothing is left behind unless every check passed.
  */
 export async function merge(inputs: readonly string[], options: MergeOptions): Promise<MergeResult> {
   if (inputs.length < 2) {
@@ -60,51 +60,59 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
   const output = path.resolve(options.output)
   await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
-  const opened: MergeInput[] = []
-  try {
-    for (const file of inputs) opened.push(await openMergeInput(file, limits))
-    const ordered = mergeOrder(opened)
-    checkInputsAgree(ordered)
-    const planned = unionPayload(ordered)
-    const first = ordered[0]!
-    const entrypoints = mergeEntrypoints(ordered)
-    const files = planned.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
-    const manifestBytes = Buffer.from(renderPackedManifest({...first.manifest, entrypoints}, {files}), 'utf8')
-    checkMergedManifest(manifestBytes, planned, output)
-    checkRidDirectories(ordered)
-    await verifyOtherCopies(ordered, planned)
-
-    const executables = new Set(Object.values(entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
-    const entries: WriterEntry[] = [
-      {name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: manifestBytes}},
-      ...planned.map((file): WriterEntry => ({
-        name: file.name,
-        mode: executables.has(file.name) ? 0o755 : 0o644,
-        // The input's storage decision carries over: same bytes, same choice.
-        store: file.entry.method === 0,
-        source: plannedSource(file),
-      })),
-    ]
-    const created = await createOutputFolder(path.dirname(output), output)
-    // The writer checks the limits before it reads a byte and the archive size after,
-    // writes beside the output and renames: a refusal at any point leaves nothing behind.
-    const written = await writeArchive(output, entries, {limits, overwrite: options.force === true}).catch(async (error: unknown) => {
-      await removeCreatedFolders(path.dirname(output), created)
-      throw asHashMismatch(error, planned)
-    })
-    return {
-      path: output,
-      id: first.manifest.id,
-      version: first.manifest.version,
-      rids: Object.keys(entrypoints),
-      entries: entries.length,
-      uncompressedBytes: planned.reduce((sum, file) => sum + file.size, manifestBytes.length),
-      sha256: written.sha256,
-      bytes: written.bytes,
-      droppedSignatures: ordered.filter((input) => input.signed).map((input) => input.file),
+  // The output's folder is made, and proven writable, before an input is read: an output that cannot be
+  // written is refused at once, and a refusal at any later point removes what was made.
+  return withOutputs(async (outputs) => {
+    await outputs.prepare(output)
+    const opened: MergeInput[] = []
+    try {
+      for (const file of inputs) opened.push(await openMergeInput(file, limits))
+      return await mergeOpened(opened, output, limits, options.force === true)
+    } finally {
+      await Promise.allSettled(opened.map((input) => input.archive.close()))
     }
-  } finally {
-    await Promise.allSettled(opened.map((input) => input.archive.close()))
+  })
+}
+
+/** Checks the opened inputs against each other and writes the merged artifact to `output`. */
+async function mergeOpened(opened: readonly MergeInput[], output: string, limits: ArchiveLimits, overwrite: boolean): Promise<MergeResult> {
+  const ordered = mergeOrder(opened)
+  checkInputsAgree(ordered)
+  const planned = unionPayload(ordered)
+  const first = ordered[0]!
+  const entrypoints = mergeEntrypoints(ordered)
+  const files = planned.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
+  const manifestBytes = Buffer.from(renderPackedManifest({...first.manifest, entrypoints}, {files}), 'utf8')
+  checkMergedManifest(manifestBytes, planned, output)
+  checkRidDirectories(ordered)
+  await verifyOtherCopies(ordered, planned)
+
+  const executables = new Set(Object.values(entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
+  const entries: WriterEntry[] = [
+    {name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: manifestBytes}},
+    ...planned.map((file): WriterEntry => ({
+      name: file.name,
+      mode: executables.has(file.name) ? 0o755 : 0o644,
+      // The input's storage decision carries over: same bytes, same choice.
+      store: file.entry.method === 0,
+      source: plannedSource(file),
+    })),
+  ]
+  // The writer checks the limits before it reads a byte and the archive size after,
+  // writes beside the output and renames: a refusal at any point leaves nothing behind.
+  const written = await writeArchive(output, entries, {limits, overwrite}).catch((error: unknown) => {
+    throw asHashMismatch(error, planned)
+  })
+  return {
+    path: output,
+    id: first.manifest.id,
+    version: first.manifest.version,
+    rids: Object.keys(entrypoints),
+    entries: entries.length,
+    uncompressedBytes: planned.reduce((sum, file) => sum + file.size, manifestBytes.length),
+    sha256: written.sha256,
+    bytes: written.bytes,
+    droppedSignatures: ordered.filter((input) => input.signed).map((input) => input.file),
   }
 }
 

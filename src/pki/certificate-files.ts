@@ -1,5 +1,4 @@
-import {rm} from 'node:fs/promises'
-import {createOutputFolder, removeCreatedFolders, writeNewFile} from '../fs/output.js'
+import {withOutputs} from '../fs/output.js'
 import {readInputFile} from '../fs/input.js'
 import path from 'node:path'
 import {base64Line, decodeBase64Line} from './base64.js'
@@ -101,26 +100,23 @@ export async function issueCertificateFiles(options: IssueCertificateFilesOption
     now: options.now,
   })
   const isIssuer = options.keyUsage === 'issuer'
-  const files: [string, Uint8Array | string][] = [
+  const contents: [string, Uint8Array | string][] = [
     [isIssuer ? signingFileNames.issuerJson : signingFileNames.certificateJson, issued.certificateJson],
     [isIssuer ? signingFileNames.issuerSig : signingFileNames.certificateSig, base64Line(Buffer.from(issued.certificateSig, 'base64'))],
   ]
   if (issuer !== undefined) {
-    files.push([signingFileNames.issuerJson, issuer.json], [signingFileNames.issuerSig, base64Line(Buffer.from(issuer.sig, 'base64'))])
+    contents.push([signingFileNames.issuerJson, issuer.json], [signingFileNames.issuerSig, base64Line(Buffer.from(issuer.sig, 'base64'))])
   }
-  const created = await createOutputFolder(options.output)
-  const written: string[] = []
-  try {
-    for (const [name, content] of files) {
+  const written = await withOutputs(async (outputs) => {
+    await outputs.folder(options.output)
+    const files: string[] = []
+    for (const [name, content] of contents) {
       const file = path.join(options.output, name)
-      await writeNewFile(file, content)
-      written.push(file)
+      await outputs.newFile(file, content)
+      files.push(file)
     }
-  } catch (error) {
-    await Promise.all(written.map((file) => rm(file, {force: true})))
-    await removeCreatedFolders(options.output, created)
-    throw error
-  }
+    return files
+  })
   return {
     certificate: issued.certificate,
     certificateFile: written[0] as string,

@@ -1,6 +1,5 @@
-import {rm} from 'node:fs/promises'
 import {readInputFile} from '../fs/input.js'
-import {createOutputFolder, removeCreatedFolders, writeNewFile} from '../fs/output.js'
+import {type OutputScope, withOutputs} from '../fs/output.js'
 import path from 'node:path'
 import {base64Line, decodeBase64Line, encodeBase64} from './base64.js'
 import {generateKeyPair, keyLength} from './ed25519.js'
@@ -34,23 +33,19 @@ export function keyPairFiles(dir: string, name: string): {privateKeyFile: string
  * nothing is left behind; a folder that cannot be created or written gives `write-failed`.
  */
 export async function writeKeyPair(dir: string, name: string, keyPair: KeyPair = generateKeyPair()): Promise<WrittenKeyPair> {
+  return withOutputs((outputs) => writeKeyPairInto(outputs, dir, name, keyPair))
+}
+
+/** {@link writeKeyPair} among the outputs of a larger operation (a root's key pair and its trust store). */
+export async function writeKeyPairInto(outputs: OutputScope, dir: string, name: string, keyPair: KeyPair): Promise<WrittenKeyPair> {
   if (name === '' || /[/\\]/.test(name) || name === '.' || name === '..') {
     throw new SigningError('invalid-key-name', `The key name ${JSON.stringify(name)} is not a plain file name.`)
   }
   const {privateKeyFile, publicKeyFile} = keyPairFiles(dir, name)
-  const created = await createOutputFolder(dir)
-  const written: string[] = []
-  try {
-    // The private file first and exclusively: 'wx' refuses an existing file (or a symlink planted there).
-    await writeNewFile(privateKeyFile, base64Line(keyPair.privateKey), 0o600)
-    written.push(privateKeyFile)
-    await writeNewFile(publicKeyFile, base64Line(keyPair.publicKey), 0o644)
-    written.push(publicKeyFile)
-  } catch (error) {
-    await Promise.all(written.map((file) => rm(file, {force: true})))
-    await removeCreatedFolders(dir, created)
-    throw error
-  }
+  await outputs.folder(dir)
+  // The private file first, exclusively and with mode 0600 from its creation.
+  await outputs.newFile(privateKeyFile, base64Line(keyPair.privateKey), 0o600)
+  await outputs.newFile(publicKeyFile, base64Line(keyPair.publicKey), 0o644)
   return {...keyPair, privateKeyFile, publicKeyFile, publicKeyText: encodeBase64(keyPair.publicKey)}
 }
 

@@ -1,5 +1,4 @@
 import {randomBytes} from 'node:crypto'
-import {rm} from 'node:fs/promises'
 import {readInputFile} from '../fs/input.js'
 import {readJsonDocument} from '../json/strict-json.js'
 import path from 'node:path'
@@ -7,8 +6,8 @@ import {decodeBase64, encodeBase64} from './base64.js'
 import {rootKeyIdPattern} from './certificate.js'
 import {generateKeyPair, keyLength} from './ed25519.js'
 import {SigningError} from './errors.js'
-import {type KeyPair, type WrittenKeyPair, writeKeyPair} from './keys.js'
-import {writeNewFile} from '../fs/output.js'
+import {type KeyPair, type WrittenKeyPair, writeKeyPairInto} from './keys.js'
+import {withOutputs} from '../fs/output.js'
 
 /** One trusted root: its id (as certificates name it) and its Ed25519 public key in base64. */
 export interface TrustedRoot {
@@ -103,12 +102,9 @@ export interface WrittenRoot extends WrittenKeyPair {
 export async function writeRoot(dir: string, options: {rootKeyId?: string} = {}): Promise<WrittenRoot> {
   const {rootKeyId, keyPair, trustStore} = createRoot(options.rootKeyId)
   const trustStoreFile = path.join(dir, trustStoreFileName)
-  const written = await writeKeyPair(dir, 'root', keyPair)
-  try {
-    await writeNewFile(trustStoreFile, `${JSON.stringify(trustStore, null, 2)}\n`)
-  } catch (error) {
-    await Promise.all([rm(written.privateKeyFile, {force: true}), rm(written.publicKeyFile, {force: true})])
-    throw error
-  }
-  return {...written, rootKeyId, trustStore, trustStoreFile}
+  return withOutputs(async (outputs) => {
+    const written = await writeKeyPairInto(outputs, dir, 'root', keyPair)
+    await outputs.newFile(trustStoreFile, `${JSON.stringify(trustStore, null, 2)}\n`)
+    return {...written, rootKeyId, trustStore, trustStoreFile}
+  })
 }

@@ -1,7 +1,6 @@
-import {link, open, rename, rm, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 import {readInputFile} from '../fs/input.js'
-import path from 'node:path'
-import {fsyncDirectory, temporarySibling} from '../fs/durable.js'
+import {replaceFilePair} from '../fs/output.js'
 import {RevocationError} from './errors.js'
 import {maxRevocationListBytes, type RevocationList} from './list.js'
 import {formatMiB} from '../quantities.js'
@@ -42,53 +41,14 @@ export async function revocationListExists(jsonFile: string): Promise<boolean> {
 }
 
 /**
- * Writes a list pair: both files go to temporary siblings first (flushed), then each is renamed over its
- * file, so neither is ever half-written. Should the second rename fail, the first is undone from a hard-link
- * backup. A process killed between the two renames leaves a new list beside the old signature (or the other
- * way round): a pair that fails verification, never one that verifies with the wrong content.
+ * Writes a list pair ({@link replaceFilePair}): both files go to temporary siblings first, then each is
+ * renamed over its file, so neither is ever half-written, and a failed second rename undoes the first. A
+ * process killed between the two renames leaves a pair that fails verification, never one that verifies
+ * with the wrong content. A failure is `write-failed` naming the file.
  */
 export async function writeRevocationList(list: RevocationList, jsonFile: string, sigFile: string = revocationSignatureFile(jsonFile)): Promise<void> {
   const sigText = list.sig.endsWith('\n') ? list.sig : `${list.sig}\n`
-  const jsonTemp = temporarySibling(jsonFile)
-  const sigTemp = temporarySibling(sigFile)
-  const backup = temporarySibling(jsonFile)
-  try {
-    await writeFlushed(jsonTemp, list.json)
-    await writeFlushed(sigTemp, sigText)
-    const hadJson = await linkIfPresent(jsonFile, backup)
-    await rename(jsonTemp, jsonFile)
-    try {
-      await rename(sigTemp, sigFile)
-    } catch (error) {
-      if (hadJson) await rename(backup, jsonFile)
-      else await rm(jsonFile, {force: true})
-      throw error
-    }
-    await fsyncDirectory(path.dirname(jsonFile))
-    if (path.dirname(sigFile) !== path.dirname(jsonFile)) await fsyncDirectory(path.dirname(sigFile))
-  } finally {
-    await Promise.all([rm(jsonTemp, {force: true}), rm(sigTemp, {force: true}), rm(backup, {force: true})])
-  }
-}
-
-async function writeFlushed(file: string, content: string | Uint8Array): Promise<void> {
-  const handle = await open(file, 'wx', 0o644)
-  try {
-    await handle.writeFile(content)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
-
-async function linkIfPresent(file: string, backup: string): Promise<boolean> {
-  try {
-    await link(file, backup)
-    return true
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw error
-  }
+  await replaceFilePair({file: jsonFile, content: list.json}, {file: sigFile, content: sigText})
 }
 
 async function readInput(file: string, limit: number): Promise<{bytes: Buffer; size: number}> {

@@ -1,5 +1,7 @@
 import type {ArchiveLimits} from '../archive/types.js'
+import {isSvcPluginError} from '../errors.js'
 import {withLock} from '../fs/lock.js'
+import {type OutputScope, withOutputs, writeFailed} from '../fs/output.js'
 import {readPrivateKeyFile} from '../pki/keys.js'
 import {RevocationError} from './errors.js'
 import {readRevocationList, revocationListExists, revocationSignatureFile, writeRevocationList} from './files.js'
@@ -59,7 +61,7 @@ export async function revokeInFile(options: RevokeInFileOptions): Promise<Revoke
   const sigFile = options.sigFile ?? revocationSignatureFile(options.listFile)
   const request = {...target, reason: options.reason, revokedAt: options.revokedAt}
   const times = {now: options.now, nextUpdate: options.nextUpdate}
-  return withLock(`${options.listFile}.lock`, {timeoutMs: options.lockTimeoutMs ?? 60_000}, async () => {
+  const update = async (): Promise<RevokeInFileResult> => {
     const created = !(await revocationListExists(options.listFile))
     let next: VerifiedRevocationList
     if (created) {
@@ -77,5 +79,27 @@ export async function revokeInFile(options: RevokeInFileOptions): Promise<Revoke
     await writeRevocationList(next, options.listFile, sigFile)
     const entry = next.content.entries.find((candidate) => entryKey(candidate) === entryKey(target)) as RevocationEntry
     return {created, entry, sequence: next.content.sequence, listFile: options.listFile, sigFile, list: next.content}
+  }
+  // The list's folder is created when missing (and removed again should the revocation fail). The lock
+  // file goes beside the list, so a system error taking it is a list that cannot be written.
+  return withOutputs(async (outputs) => {
+    await outputs.folderOf(options.listFile)
+    const lockOptions = {timeoutMs: options.lockTimeoutMs ?? 60_000, ensureDirectory: () => listFolderAgain(outputs, options.listFile)}
+    return withLock(`${options.listFile}.lock`, lockOptions, update).catch((error: unknown) => {
+      throw isSystemError(error) ? writeFailed(options.listFile, error) : error
+    })
   })
+}
+
+function isSystemError(error: unknown): boolean {
+  return error instanceof Error && !isSvcPluginError(error) && typeof (error as NodeJS.ErrnoException).code === 'string'
+}
+
+/**
+ * The lock found the list's folder missing: create it again (it was removed meanwhile). When
+ * it is there, the file system refuses files in it (`/proc`), and retrying would never end.
+ */
+async function listFolderAgain(outputs: OutputScope, listFile: string): Promise<void> {
+  if ((await outputs.folderOf(listFile)) !== null) return
+  throw writeFailed(listFile, Object.assign(new Error(`ENOENT: cannot create files in the folder of ${listFile}`), {code: 'ENOENT', path: `${listFile}.lock`}))
 }

@@ -1,6 +1,4 @@
-import {rm} from 'node:fs/promises'
-import path from 'node:path'
-import {checkOutputFree, createOutputFolder, removeCreatedFolders} from '../fs/output.js'
+import {checkOutputFree, withOutputs} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
@@ -45,18 +43,19 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
-  const {signed, written} = await withArtifact(options.artifact, {limits}, async (artifact) => {
-    const contents = await artifact.contents()
-    const signed = signContents(contents, {...options, now})
-    return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, limits)).path}
+  return withOutputs(async (outputs) => {
+    await outputs.prepare(options.output)
+    const {signed, written} = await withArtifact(options.artifact, {limits}, async (artifact) => {
+      const contents = await artifact.contents()
+      const signed = signContents(contents, {...options, now})
+      return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, limits)).path}
+    })
+    // sign verifies what it wrote, from the file, as a verifier will read it; a failure removes it.
+    outputs.adopt(written)
+    const check = await readArtifactContents(written, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
+    if ('code' in check) throw errorFrom(check)
+    return {output: written, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest}
   })
-  // sign verifies what it wrote, from the file, as a verifier will read it.
-  const check = await readArtifactContents(written, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
-  if ('code' in check) {
-    await rm(written, {force: true})
-    throw errorFrom(check)
-  }
-  return {output: written, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest}
 }
 
 /** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
@@ -110,10 +109,5 @@ async function writeSigned(output: string, source: StrictArchive, payload: Reado
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
   const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
-  const folder = path.dirname(path.resolve(output))
-  const created = await createOutputFolder(folder, output)
-  return writeArchive(output, [manifest, ...entries], {limits}).catch(async (error: unknown) => {
-    await removeCreatedFolders(folder, created)
-    throw error
-  })
+  return writeArchive(output, [manifest, ...entries], {limits})
 }

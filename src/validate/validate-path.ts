@@ -1,7 +1,10 @@
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
+import {resolveLimits} from '../archive/limits.js'
+import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
 import {classifyInput, suggestion, wrongInput, type ExpectedInput} from '../artifact/input-kind.js'
+import {packedManifestRefusal} from '../artifact/source-tree.js'
 import {validateArtifact} from '../artifact/validate-artifact.js'
 import {inputError, readInputFile} from '../fs/input.js'
 import type {PackageContent} from '../manifest/content.js'
@@ -41,6 +44,8 @@ export interface ValidatePathOptions {
    * range, against which the plugin's `compatibility` is judged (`incompatible`) as an install would.
    */
   host?: {rid?: string; hostVersion?: string; protocol?: ProtocolRange}
+  /** The archive limits an artifact is judged by, and a folder's future artifact (default: the readers' limits). */
+  limits?: Partial<ArchiveLimits>
 }
 
 /**
@@ -63,7 +68,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selector]) as string
   const absolute = path.resolve(cwd, given)
   const kind = selector === 'path' ? await subjectKind(absolute, given) : await requireKind(selector, absolute, given)
-  if (kind === 'artifact') return validateArtifact(absolute, {...(options.level ? {level: options.level} : {}), label: given})
+  if (kind === 'artifact') return validateArtifact(absolute, {...(options.level ? {level: options.level} : {}), label: given, ...(options.limits ? {limits: options.limits} : {})})
   const level = options.level ?? 'development'
   const root = kind === 'directory' ? absolute : path.dirname(absolute)
   const file = kind === 'directory' ? path.join(given, 'manifest.json') : given
@@ -71,7 +76,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   let content: PackageContent | undefined
   let host: HostContext | undefined
   if (read.ok && member(read.value, 'manifestVersion') === supportedManifestVersion) {
-    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files')), secrets: true})
+    if (levelIncludes(level, 'package')) content = await readPackage(root, read.value, {digests: Array.isArray(member(read.value, 'files')), limits: options.limits})
     host = {
       rid: options.host?.rid ?? hostRid(),
       ...(options.host?.hostVersion === undefined && options.host?.protocol === undefined
@@ -107,6 +112,16 @@ async function requireKind(selector: keyof typeof flagOfKind, absolute: string, 
   const take = found === 'folder' ? 'directory' : found === 'artifact' ? 'artifact' : 'manifest'
   const advice = found === 'file' ? 'Pass the folder that holds manifest.json.' : `Pass it with ${flagOfKind[take]}${asPath === null ? '' : `, or as PATH, which is told apart by its content: ${asPath}`}.`
   throw wrongInput(given, found, expected, advice)
+}
+
+/**
+ * A folder's package content judged as pack judges it: its files, their secrets, and every refusal pack would
+ * make of it, the size of the manifest it would pack last (as pack measures it, after the entries).
+ */
+async function readPackage(root: string, manifest: Record<string, unknown>, options: {digests: boolean; limits: Partial<ArchiveLimits> | undefined}): Promise<PackageContent> {
+  const content = await readFolderContent(root, {digests: options.digests, secrets: true, ...(options.limits ? {limits: options.limits} : {})})
+  const packed = packedManifestRefusal(manifest, [...content.files].map(([name, file]) => ({name, size: file.size})), resolveLimits(options.limits))
+  return packed === null ? content : {...content, refusals: [...(content.refusals ?? []), packed]}
 }
 
 /** The declared entrypoint executables that are regular files beside the manifest, as package paths. */

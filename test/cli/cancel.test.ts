@@ -23,17 +23,18 @@ describe('a pack interrupted by SIGINT', () => {
   })
   after(() => scratch.cleanup())
 
-  it('exits 4 and leaves neither the artifact nor a partial file beside it', async () => {
+  it('exits 4 and leaves neither the artifact, nor a partial file, nor the folders it created for them', async () => {
     const out = path.join(scratch.dir, 'out')
     await mkdir(out)
-    const child = spawn(process.execPath, [cliPath, 'pack', tree, '--output', path.join(out, 'slow.svcPlugin')], {stdio: ['ignore', 'pipe', 'pipe']})
+    const folder = path.join(out, 'new', 'deeper')
+    const child = spawn(process.execPath, [cliPath, 'pack', tree, '--output', path.join(folder, 'slow.svcPlugin')], {stdio: ['ignore', 'pipe', 'pipe']})
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
     // Interrupt once the partial archive exists, i.e. in the middle of the write.
     let interrupted = false
     for (let i = 0; i < 600 && child.exitCode === null; i += 1) {
-      if ((await readdir(out)).some((name) => name.endsWith('.partial') || name.endsWith('.tmp'))) {
+      if ((await readdir(folder).catch(() => [])).some((name) => name.endsWith('.tmp'))) {
         child.kill('SIGINT')
         interrupted = true
         break

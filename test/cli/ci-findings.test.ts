@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {cp, mkdir, readFile, writeFile} from 'node:fs/promises'
+import {cp, mkdir, readFile, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
@@ -10,7 +10,7 @@ import {assertValidSarif} from '../report/sarif-schema.js'
 
 const fixtures = path.join(repoRoot, 'fixtures')
 const validateSchema = new Ajv2020({allErrors: true}).compile(JSON.parse(await readFile(path.join(repoRoot, 'docs', 'json', 'validate.schema.json'), 'utf8')))
-/** A GitHub token of the documented shape (not a real one), on line 3 of config/app.js, from column 15. */
+/** A GitHub token of the documented shape (not a real one), on line 3 of config/app.js, from column 16. */
 const appJs = 'const a = 1\n\nconst token = "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"\n'
 const junitParser = new XMLParser({ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'failure'].includes(name)})
 
@@ -84,11 +84,11 @@ describe('CI findings where they are', () => {
     it('text and JSON name that file and line', async () => {
       const text = await runCli(args, {cwd: repo})
       assert.equal(text.status, 1)
-      assert.match(text.stdout, /^error secret-detected: "config\/app\.js" \(line 3\) holds a credential \(GITHUB TOKEN\); .*\n {2}at plugins\/secret\/config\/app\.js:3(:15)?$/m)
+      assert.match(text.stdout, /^error secret-detected: "config\/app\.js" \(line 3\) holds a credential \(GITHUB TOKEN\); .*\n {2}at plugins\/secret\/config\/app\.js:3:16$/m)
       const document = JSON.parse((await runCli([...args, '--json'], {cwd: repo})).stdout) as {problems: Array<Record<string, unknown>>}
       assert.ok(validateSchema(document), JSON.stringify(validateSchema.errors))
       const [problem] = document.problems
-      assert.deepEqual([problem.code, problem.file, problem.pointer, problem.line], ['secret-detected', path.join('plugins', 'secret', 'config', 'app.js'), null, 3])
+      assert.deepEqual([problem.code, problem.file, problem.pointer, problem.line, problem.column], ['secret-detected', path.join('plugins', 'secret', 'config', 'app.js'), null, 3, 16])
     })
 
     it('SARIF, GitHub annotations and GitLab place it at that file and line, not at manifest.json', async () => {
@@ -97,10 +97,10 @@ describe('CI findings where they are', () => {
       const [result] = sarif.runs[0].results
       assert.equal(result.ruleId, 'secret-detected')
       assert.deepEqual(result.locations[0].physicalLocation.artifactLocation, {uri: 'plugins/secret/config/app.js', uriBaseId: '%SRCROOT%'})
-      assert.equal(result.locations[0].physicalLocation.region.startLine, 3)
+      assert.deepEqual(result.locations[0].physicalLocation.region, {startLine: 3, startColumn: 16})
       assert.equal(result.locations[0].logicalLocations, undefined)
       const github = (await runCli([...args, '--format', 'github'], {cwd: repo})).stdout
-      assert.match(github, /^::error file=plugins\/secret\/config\/app\.js,line=3(,col=15)?,title=secret-detected::/)
+      assert.match(github, /^::error file=plugins\/secret\/config\/app\.js,line=3,col=16,title=secret-detected::/)
       const gitlab = JSON.parse((await runCli([...args, '--format', 'gitlab'], {cwd: repo})).stdout)
       assert.deepEqual(gitlab[0].location, {path: 'plugins/secret/config/app.js', lines: {begin: 3}})
     })
@@ -118,6 +118,19 @@ describe('CI findings where they are', () => {
     })
   })
 
+  it('a refusal pack would make of one entry (a symbolic link) is placed at that entry', async () => {
+    const folder = path.join(repo, 'plugins', 'linked')
+    await cp(path.join(fixtures, 'example-plugin'), folder, {recursive: true})
+    await symlink('../README.md', path.join(folder, 'assets', 'link.md'))
+    try {
+      const sarif = JSON.parse((await runCli(['validate', 'plugins/linked', '--level', 'package', '--format', 'sarif'], {cwd: repo})).stdout)
+      const result = sarif.runs[0].results.find((item: {ruleId: string}) => item.ruleId === 'source-entry-rejected')
+      assert.deepEqual(result.locations[0].physicalLocation, {artifactLocation: {uri: 'plugins/linked/assets/link.md', uriBaseId: '%SRCROOT%'}})
+    } finally {
+      await rm(folder, {recursive: true, force: true})
+    }
+  })
+
   describe('JUnit', () => {
     it('names suites by path, so two folders of one plugin id are two suites, each failure its own test case', async () => {
       const result = await runCli(['validate', 'plugins/secret', 'plugins/secret-copy', '--level', 'package', '--format', 'junit'], {cwd: repo})
@@ -130,7 +143,7 @@ describe('CI findings where they are', () => {
       for (const suite of suites) {
         assert.deepEqual(
           suite.testcase.map((testcase: {name: string; file: string; line: string; failure: unknown[]}) => [testcase.name, testcase.file, testcase.line, testcase.failure.length]),
-          [[`secret-detected in config/app.js:3${suite.testcase[0].name.endsWith(':15') ? ':15' : ''}`, `${suite.name}/config/app.js`, '3', 1]],
+          [['secret-detected in config/app.js:3:16', `${suite.name}/config/app.js`, '3', 1]],
         )
       }
     })

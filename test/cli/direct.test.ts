@@ -46,7 +46,7 @@ interface Case {
   status: number
   prepare?: () => Promise<unknown>
   files?: () => string[]
-  /** Applied to stdout and stderr before they are compared (a clock reading). */
+  /** Applied to stdout, stderr and the written files before they are compared (a clock reading). */
   normalize?: (text: string) => string
 }
 
@@ -55,7 +55,8 @@ function givesWhatOclifGives(cases: readonly Case[]): void {
   for (const {name, args, env, status, prepare, files, normalize = (text: string) => text} of cases) {
     it(`gives what oclif gives: ${name} (exit ${status})`, async () => {
       const options = {cwd: dir, env: env ?? {}}
-      const written = async () => Promise.all((files?.() ?? []).map((file) => readFile(file).catch(() => null)))
+      // Written files are compared as their bytes (latin1 keeps every byte) after the same normalizing.
+      const written = async () => Promise.all((files?.() ?? []).map(async (file) => readFile(file).then((bytes) => normalize(bytes.toString('latin1')), () => null)))
       await prepare?.()
       const direct = await runDirect(args(), options)
       const directFiles = await written()

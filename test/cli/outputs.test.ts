@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
+import {existsSync} from 'node:fs'
 import {mkdir, readdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
+import {makeWorkspace, type Workspace} from '../helpers/workspace.js'
+import {packRids} from '../merge/fixtures.js'
 import {copyExample, exampleId, exampleVersion, writeTree} from '../pack/support.js'
 
 const artifactName = `${exampleId}-${exampleVersion}.svcPlugin`
@@ -100,23 +103,6 @@ describe('outputs that behave', () => {
     assert.deepEqual(await readdir(path.join(cwd, 'dist')), [artifactName])
   })
 
-  const unwritable = [
-    ['pack', ['pack', 'plugin', '--output', 'blocker/x.svcPlugin']],
-    ['keygen', ['keygen', '--output', 'blocker/keys']],
-    ['cert root', ['cert', 'root', '--output', 'blocker/root']],
-  ] as const
-  for (const [command, args] of unwritable) {
-    it(`${command}: an output below a file is write-failed, exit 5, naming the output and no temporary file`, async () => {
-      const cwd = await workspace()
-      await writeFile(path.join(cwd, 'blocker'), 'a file, not a folder')
-      const result = await runCli([...args], {cwd})
-      assert.equal(result.status, 5, result.stderr)
-      assert.match(result.stderr, /^error write-failed: \S*blocker\/\S+ cannot be written: a file stands where a folder is needed on its path\.$/m)
-      assert.doesNotMatch(result.stderr, /\.tmp/)
-      assert.deepEqual((await readdir(cwd)).sort(), ['blocker', 'plugin'])
-    })
-  }
-
   it('merge: a folder where the output file should be is write-failed, exit 5', async () => {
     const cwd = await workspace()
     const packed = await runCli(['pack', 'plugin', '--output', 'a.svcPlugin', '--quiet'], {cwd})
@@ -127,3 +113,102 @@ describe('outputs that behave', () => {
     assert.match(merged.stderr, /^error write-failed: \S*taken\.svcPlugin cannot be written: it is a folder\.$/m)
   })
 })
+
+/** Where an output cannot be written, as a folder to put it in, and what the refusal says about it. */
+interface Unwritable {
+  name: string
+  /** The folder the output goes into (relative to the working directory, or absolute). */
+  folder: string
+  reason: RegExp
+}
+
+const procFound = existsSync('/proc/self')
+const unwritablePlaces: Unwritable[] = [
+  {name: 'below a file', folder: 'blocker/sub', reason: /a file stands where a folder is needed on its path/},
+  {name: 'in a file', folder: 'blocker', reason: /a file stands where a folder is needed on its path/},
+  ...(procFound
+    ? [
+        // A folder that cannot be created (procfs refuses it, though its parent exists)...
+        {name: 'below /proc/self', folder: '/proc/self/svc-plugin-x/y', reason: /the file system does not allow creating files or folders there/},
+        // ...and folders that exist but take no new file: as a read-only folder does, even for root.
+        {name: 'in /proc', folder: '/proc', reason: /the file system does not allow creating files or folders there/},
+        {name: 'in /proc/self', folder: '/proc/self', reason: /the file system does not allow creating files or folders there/},
+      ]
+    : []),
+]
+
+describe('every command that writes: an output that cannot be written is write-failed, exit 5, naming it', () => {
+  let cwd: string
+  let pki: Workspace
+  let win: string
+  let linux: string
+  before(async () => {
+    pki = await makeWorkspace('svc-plugin-cli-unwritable-')
+    cwd = pki.dir
+    await writeFile(path.join(cwd, 'blocker'), 'a file, not a folder')
+    await copyExample(path.join(cwd, 'plugin'))
+    win = await packRids(cwd, ['win-x64'])
+    linux = await packRids(cwd, ['linux-x64'])
+  })
+  after(() => pki.cleanup())
+
+  /** Each command with the output it writes in `folder`: a file, or a folder it creates. */
+  const commands: [string, (folder: string) => {output: string; args: string[]}][] = [
+    ['pack', (folder) => at(folder, 'a.svcPlugin', (output) => ['pack', 'plugin', '--output', output])],
+    ['sign', (folder) => at(folder, 'signed.svcPlugin', (output) => ['sign', pki.artifact, '--private-key', pki.privateKey, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--output', output])],
+    ['merge', (folder) => at(folder, 'merged.svcPlugin', (output) => ['merge', win, linux, '--output', output])],
+    ['keygen', (folder) => at(folder, 'keys', (output) => ['keygen', '--output', output])],
+    ['cert root', (folder) => at(folder, 'root', (output) => ['cert', 'root', '--output', output])],
+    [
+      'cert issue',
+      (folder) =>
+        at(folder, 'cert', (output) => [
+          'cert', 'issue', '--root-key', path.join(pki.pki, 'root.key'), '--root-key-id', pki.rootKeyId, '--subject-public-key', pki.publicKey,
+          '--subject-kind', 'creator', '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--not-after', '2099-01-01T00:00:00Z', '--output', output,
+        ]),
+    ],
+    ['cert revoke', (folder) => at(folder, 'revocations.json', (output) => ['cert', 'revoke', '--list', output, '--root-key', path.join(pki.pki, 'root.key'), '--root-key-id', pki.rootKeyId, '--public-key', pki.publicKey, '--reason', 'key-compromise'])],
+    ['init', (folder) => at(folder, 'new-plugin', (output) => ['init', output])],
+  ]
+
+  it('merge and sign refuse such an output before they read an input: inputs that do not exist are not reached', async () => {
+    const merge = await runCli(['merge', 'missing-a.svcPlugin', 'missing-b.svcPlugin', '--output', 'blocker/m.svcPlugin'], {cwd})
+    assert.equal(merge.status, 5, merge.stderr)
+    assert.match(merge.stderr, /^error write-failed: \S*blocker\/m\.svcPlugin cannot be written: a file stands where a folder is needed on its path\.$/m)
+    const sign = await runCli(['sign', 'missing.svcPlugin', '--private-key', pki.privateKey, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--output', 'blocker/s.svcPlugin'], {cwd})
+    assert.equal(sign.status, 5, sign.stderr)
+    assert.match(sign.stderr, /^error write-failed: blocker\/s\.svcPlugin cannot be written: a file stands where a folder is needed on its path\.$/m)
+  })
+
+  for (const [command, make] of commands) {
+    for (const place of unwritablePlaces) {
+      // A run that never ends fails here, at the test's time limit; nothing times the run itself.
+      it(`${command}: an output ${place.name}`, {timeout: 120_000}, async () => {
+        const before = await snapshotNames(cwd)
+        const {output, args} = make(place.folder)
+        assert.equal(existsSync(path.resolve(cwd, output)), false)
+        const result = await runCli(args, {cwd})
+        assert.equal(result.status, 5, result.stderr)
+        const named = `(?:${escape(cwd)}/)?${escape(output)}`
+        assert.match(result.stderr, new RegExp(`^error write-failed: ${named} cannot be written: ${place.reason.source}\\.$`, 'm'))
+        assert.doesNotMatch(result.stderr, /\.tmp|internal/)
+        assert.deepEqual(await snapshotNames(cwd), before)
+      })
+    }
+  }
+})
+
+/** The output `svc-plugin-<name>` in `folder` (a name nothing in /proc has), and the command line that writes it. */
+function at(folder: string, name: string, args: (output: string) => string[]): {output: string; args: string[]} {
+  const output = path.posix.join(folder, `svc-plugin-${name}`)
+  return {output, args: args(output)}
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Every name under `dir`, recursively, sorted. */
+async function snapshotNames(dir: string): Promise<string[]> {
+  return (await readdir(dir, {recursive: true})).map(String).sort()
+}
