@@ -4,7 +4,7 @@ import type {TrustStore} from '../pki/trust.js'
 import type {RevocationList} from '../revocation/list.js'
 import {checkContents, type VerifyContext} from '../signing/verify.js'
 import {writeCurrent} from './current.js'
-import {ensureRealDirectory} from './data-root.js'
+import {ensureRealDirectory, requireDataRoot} from './data-root.js'
 import {admit} from './admission.js'
 import {asInstallError} from './errors.js'
 import {readInstalledContents, readInstalledManifest} from './installed-manifest.js'
@@ -45,6 +45,7 @@ export async function activate(dataRoot: string, id: string, version: string, op
   assertPluginId(id)
   assertVersion(version)
   try {
+    await requireDataRoot(dataRoot)
     const context = await revocationContext(dataRoot, {...options, now: options.now ?? new Date()})
     return await withPluginLock(dataRoot, id, options, async () => {
       const paths = pluginPaths(dataRoot, id)

@@ -1,5 +1,5 @@
 import type {Stats} from 'node:fs'
-import {lstat} from 'node:fs/promises'
+import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {hasErrno} from '../fs/durable.js'
 import {chmod, mkdir, rmdir} from '../fs/mutations.js'
@@ -67,6 +67,22 @@ export async function removeDirectoryIfEmpty(dataRoot: string, segments: readonl
     if (error instanceof InstallError || hasErrno(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EBUSY', 'EPERM')) return
     throw error
   }
+}
+
+/**
+ * Refuses a data root that does not exist (`data-root-not-found`) or is not a directory (`unsafe-data-root`),
+ * for the operations that read or change what is installed: only an install creates a data root. The data
+ * root itself may be reached through a link.
+ */
+export async function requireDataRoot(dataRoot: string): Promise<void> {
+  const info = await stat(dataRoot).catch((error: unknown) => {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  })
+  if (info === null) {
+    throw new InstallError('data-root-not-found', `The data root ${dataRoot} does not exist: nothing was ever installed there (an install creates it).`, {details: {path: dataRoot}})
+  }
+  if (!info.isDirectory()) throw unsafeDataRoot(dataRoot, info)
 }
 
 /** {@link realDirectory} that must exist or be created: never null. */

@@ -1,5 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
+import {plural} from '../quantities.js'
 import {missingManifestAdvice} from '../archive/foreign.js'
 import type {EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
@@ -249,7 +250,7 @@ function judgeManifest(opened: OpenedArtifact, artifact: string, expect: {id?: s
       })
     }
     const first = errors[0]
-    throw new InstallError('manifest-invalid', `${artifact} has an invalid manifest${first === undefined ? '' : `: ${first.code}: ${first.message}`} (${errors.length} error(s)).`, {
+    throw new InstallError('manifest-invalid', `${artifact} has an invalid manifest${first === undefined ? '' : `: ${first.code}: ${first.message}`} (${plural(errors.length, 'error')}).`, {
       details: {problems: report.problems},
     })
   }

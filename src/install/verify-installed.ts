@@ -8,6 +8,7 @@ import type {RevocationList} from '../revocation/list.js'
 import type {Verdict, VerificationResult} from '../signing/result.js'
 import {checkContents} from '../signing/verify.js'
 import {asInstallError} from './errors.js'
+import {requireDataRoot} from './data-root.js'
 import {loadInstalledManifest, readInstalledContents} from './installed-manifest.js'
 import {readTransaction} from './journal.js'
 import {assertPluginId, assertVersion, pluginPaths} from './layout.js'
@@ -87,6 +88,7 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
   assertPluginId(id)
   if (options.version !== undefined) assertVersion(options.version)
   try {
+    await requireDataRoot(dataRoot)
     const context = await revocationContext(dataRoot, {...options, now: options.now ?? new Date()})
     const gate = await readAdmission(dataRoot, id, options.version)
     const {version, directory} = gate

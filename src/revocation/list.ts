@@ -6,6 +6,7 @@ import {publicKeyOf, sign, signatureLength, verifyStrict} from '../pki/ed25519.j
 import {RevocationError} from './errors.js'
 import {formatTimestamp, parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore, trustedRootKey} from '../pki/trust.js'
+import {formatMiB} from '../quantities.js'
 
 /**
  * The root-signed revocation list (`revocations.json` + `revocations.sig`).
@@ -360,7 +361,7 @@ function signList(content: RevocationListContent, rootPrivateKey: Uint8Array): V
 
 /** revocations.json as a strict JSON object, or `revocation-list-invalid`. */
 function readListObject(json: Uint8Array): Record<string, unknown> {
-  if (json.length > maxRevocationListBytes) throw invalid(`revocations.json has ${json.length} bytes, more than the ${maxRevocationListBytes} a revocation list may have.`)
+  if (json.length > maxRevocationListBytes) throw invalid(`revocations.json is ${formatMiB(json.length)}, more than the ${formatMiB(maxRevocationListBytes)} a revocation list may be.`)
   const document = readJsonDocument(json, {maxBytes: Number.POSITIVE_INFINITY})
   if (!document.ok) throw invalid(`revocations.json is not a strict JSON object: ${document.problem.message}`)
   return document.value

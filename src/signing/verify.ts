@@ -15,6 +15,7 @@ import {parseTrustStore, type TrustStore} from '../pki/trust.js'
 import {checkRevocations} from '../revocation/check.js'
 import {type RevocationList, type RevocationListContent, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
 import {problem, verdictOf, type VerificationResult, type VerifyProblem, type VerifyWarning} from './result.js'
+import {formatMiB} from '../quantities.js'
 
 /** How to verify. */
 export interface VerifyOptions {
@@ -207,7 +208,7 @@ function readSignedManifest(contents: ArtifactContents): {manifest: Record<strin
   if (contents.manifest === null) return problem('manifest-missing', `The artifact has no manifest.json.${missingManifestAdvice(contents.files.keys())}`)
   const manifestBytes = contents.manifest.bytes
   if (manifestBytes.length > maxManifestBytes) {
-    return problem('manifest-too-large', `manifest.json has ${manifestBytes.length} bytes, more than the ${maxManifestBytes} a manifest may have.`)
+    return problem('manifest-too-large', `manifest.json is ${formatMiB(manifestBytes.length)}, more than the ${formatMiB(maxManifestBytes)} a manifest may be.`)
   }
   const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
   if ('code' in manifest) return manifest
@@ -285,7 +286,7 @@ function readChainFiles(contents: ArtifactContents): ChainFiles | VerifyProblem 
   const read = (name: string): Uint8Array | null | VerifyProblem => {
     const bytes = contents.signingFiles.get(name)
     if (bytes === undefined) return null
-    if (bytes === null) return problem('certificate-unreadable', `${name} has ${contents.files.get(name)?.size} bytes; a certificate file has at most ${maxCertificateBytes}.`)
+    if (bytes === null) return problem('certificate-unreadable', `${name} is ${formatMiB(contents.files.get(name)?.size ?? 0)}; a certificate file is at most ${formatMiB(maxCertificateBytes)}.`)
     return bytes
   }
   const files = {
