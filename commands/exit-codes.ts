@@ -159,6 +159,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'invalid-digest-input': invalid,
   'publisher-mismatch': invalid,
   'self-verification-failed': invalid,
+  'signer-failed': invalid,
   'revocation-list-invalid': invalid,
   'revocation-list-stale': invalid,
   'revocation-list-rollback': invalid,

@@ -237,6 +237,7 @@ const errors: Record<string, Entry> = {
   'signature-malformed': ['A signature or signature file is badly shaped.', 'A signature value that is not Base64', 'Sign the artifact again.'],
   'invalid-digest-input': ['An input of the digest cannot be used.', 'A digest asked of something that is not an artifact', 'Pass a .svcPlugin artifact.'],
   'publisher-mismatch': ['The publisher in the manifest does not match the signing certificate.', 'Signing com.example.a with a certificate of another publisher', 'Sign with a certificate of the publisher the manifest names.'],
+  'signer-failed': ['A signing command failed or did not print a signature.', '`--signer-command "vault sign"` when the vault is locked', 'Run the command by hand with a message on standard input: it must print the 64-byte signature, raw or as one line of base64.'],
   'self-verification-failed': ['A signed artifact did not verify right after signing.', 'A disk that corrupted the written artifact', 'Check the disk and sign again.'],
   'revocation-list-invalid': ['A revocation list is not valid or not signed by a trusted root.', 'A revocation list edited by hand', 'Get the revocation list from its publisher again.'],
   'revocation-list-stale': ['A revocation list is past its next-update time.', 'A revocation list whose nextUpdate has passed', 'Get the current revocation list.'],
