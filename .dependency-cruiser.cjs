@@ -5,7 +5,7 @@
  * on top; commands/ sit above all of src/ and reach the library only through src/cli.ts (`#cli`).
  */
 const ranks = [
-  ['errors.ts'],
+  ['errors.ts', 'quantities.ts'],
   ['fs', 'json'],
   ['model'],
   ['archive'],

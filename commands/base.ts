@@ -4,6 +4,7 @@ import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
 import {argvWantsJson, reportThrown, reportUsage, usageProblem} from './failure.js'
 import {CommandOutput} from './output.js'
+import {codePagesBase} from '#cli'
 
 /** The flags every command takes. */
 const baseFlags = {
@@ -63,7 +64,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** What the command's action is given besides its command line (see commands/actions/). */
   protected get context(): ActionContext {
-    return {output: this.output, version: this.config.version, reportFailuresAsJson: () => (this.failuresAsJson = true)}
+    return {output: this.output, version: this.config.version, codePages: codePagesBase(this.config.pjson), reportFailuresAsJson: () => (this.failuresAsJson = true)}
   }
 
   /** Sets the exit status without throwing; the command returns normally. */

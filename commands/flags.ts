@@ -39,6 +39,9 @@ export function countFlag(minimum: number) {
 /** The shared part of `--data-root <dir>` (or SVC_PLUGIN_DATA_ROOT): spread into `Flags.string`. */
 export const dataRootOptions = {helpValue: '<dir>', env: environmentVariables['data-root']} as const
 
+/** The advice of a command that reads an existing data root, for a data root that does not exist. */
+export const dataRootAdvice = {'data-root-not-found': `Check --data-root (or ${environmentVariables['data-root']}).`} as const
+
 /** The shared part of `--trust <file>` (or SVC_PLUGIN_TRUST). */
 export const trustOptions = {char: 't', helpValue: '<file>', env: environmentVariables.trust} as const
 
@@ -73,9 +76,9 @@ export function parseProtocolRange(input: string): {minimum: number; maximum: nu
   return match === null || !Number.isSafeInteger(maximum) || minimum < 1 || maximum < minimum ? undefined : {minimum, maximum}
 }
 
-/** A whole number written in decimal digits, at least `minimum`. */
+/** A whole number written in decimal digits (with a leading `-` when `minimum` is negative), at least `minimum`. */
 export function parseCount(input: string, minimum: number): number | undefined {
-  if (!/^\s*\d+\s*$/.test(input)) return undefined
+  if (!(minimum < 0 ? /^\s*-?\d+\s*$/ : /^\s*\d+\s*$/).test(input)) return undefined
   const value = Number(input)
   return Number.isSafeInteger(value) && value >= minimum ? value : undefined
 }

@@ -10,6 +10,7 @@
 export {SvcPluginError, isSvcPluginError} from './errors.js'
 export {ArchiveError, isArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails, type ArchiveErrorReason} from './archive/errors.js'
 export {InputFileError, type InputFileErrorCode} from './fs/input.js'
+export {InputKindError, type InputKindErrorCode} from './artifact/input-kind.js'
 export {LockError} from './fs/lock.js'
 export {OutputError, type OutputErrorCode} from './fs/output.js'
 export {InstallError, type InstallErrorCode, type ArchivePassThroughCode, type SignatureRefusalCode} from './install/errors.js'

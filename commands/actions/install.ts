@@ -1,9 +1,9 @@
-import {install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '#cli'
+import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import {AdvisedRefusal} from '../failure.js'
 import {environmentVariables} from '../environment-variables.js'
 import {warningProblem} from '../json-result.js'
-import {formatBytes, progressBar} from '../progress.js'
+import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
 import type {CommandInput} from '../base.js'
 import type Install from '../install.js'
@@ -39,7 +39,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     activate,
     retain,
     onProgress: ({step, bytesDone, bytesTotal}) => {
-      if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatBytes(bytesDone))
+      if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatMiB(bytesDone))
     },
   })
     .catch((error: unknown) => {

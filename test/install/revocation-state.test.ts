@@ -1,102 +1,81 @@
 import assert from 'node:assert/strict'
-import {readdir, readFile, writeFile, mkdir} from 'node:fs/promises'
+import {createHash} from 'node:crypto'
+import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {createRevocationList, type VerifiedRevocationList} from '../../src/revocation/list.js'
-import {admitRevocationList, checkRevocationSequence, recordRevocationSequence, revocationStateFile} from '../../src/install/revocation-state.js'
-import {createRoot} from '../../src/pki/trust.js'
+import fc from 'fast-check'
+
+import {install} from '../../src/install/install.js'
+import {readRecordedRevocations, revocationStateFile} from '../../src/install/revocation-state.js'
+import {verifyInstalled} from '../../src/install/verify-installed.js'
 import {tempDir} from '../helpers/cli.js'
-import {createPki, testNow} from '../signing/pki.js'
+import {testNow} from './helpers/artifacts.js'
+import {alpha, installOutcomes, listNames, prepareRevocationWorld, probes, runSteps, type RevocationWorld, type Step} from './helpers/revocation-world.js'
 
-const pki = createPki()
-const listTime = new Date('2030-05-31T12:00:00Z')
+// Invariant: once a data root has recorded a revocation from any trusted root, no later install,
+// activation or launch check on it admits what it revokes, whatever list (or none) it is given and in
+// whatever order the lists of two roots arrive. A list is recorded the moment it verifies, however the
+// operation it was given to ends: every way an install can end (each refusal code, and success) is a step.
+// revocation-state.exhaustive.test.ts runs every order of the two roots' lists with every outcome.
 
-function listWith(sequence: number, options: {entries?: number; rootKeyId?: string; rootPrivateKey?: Uint8Array} = {}): VerifiedRevocationList {
-  return createRevocationList({
-    rootKeyId: options.rootKeyId ?? pki.rootKeyId,
-    rootPrivateKey: options.rootPrivateKey ?? pki.root.privateKey,
-    sequence,
-    now: listTime,
-    entries: Array.from({length: options.entries ?? 0}, (_, i) => ({kind: 'key' as const, value: `sha256:${String(i).repeat(64).slice(0, 64)}`, reason: 'superseded' as const})),
-  })
-}
+/** Seeded sequences in the everyday suite. */
+const sampleRuns = 12
 
-describe('revocation list rollback protection', () => {
-  let dataRoot: string
-  let cleanup: () => Promise<void>
-  before(async () => {
-    ;({dir: dataRoot, cleanup} = await tempDir('svc-plugin-revocation-state-'))
-  })
-  after(async () => cleanup())
+const work = await tempDir('svc-plugin-revocation-state-')
+after(() => work.cleanup())
+let world: RevocationWorld
+before(async () => {
+  world = await prepareRevocationWorld(work.dir)
+})
 
-  it('accepts any list while nothing was recorded, and writes nothing when only checking', async () => {
-    await checkRevocationSequence(dataRoot, listWith(5))
-    await assert.rejects(readFile(revocationStateFile(dataRoot)), {code: 'ENOENT'})
+describe('the revocation state of a data root', () => {
+  it('is reached by every way an install can end: each outcome ends with its own code on the template', async () => {
+    await runSteps(world, path.join(work.dir, 'outcomes'), installOutcomes.map((outcome) => ({list: null, outcome})))
   })
 
-  it('records the sequence and the digest of the list in <dataRoot>/plugins/_revocations.json', async () => {
-    await recordRevocationSequence(dataRoot, listWith(2))
-    assert.equal(revocationStateFile(dataRoot), path.join(dataRoot, 'plugins', '_revocations.json'))
+  it(`never un-happens: ${sampleRuns} seeded sequences of installs ending every way, with lists of two roots in any order, each followed by a probe`, async () => {
+    const list = fc.constantFrom(null, ...listNames)
+    const pair = fc.tuple(list, fc.constantFrom(...installOutcomes), list, fc.constantFrom(...probes))
+    const sequence = fc.array(pair, {minLength: 2, maxLength: 5}).map((pairs) => pairs.flatMap(([outcomeList, outcome, probeList, probe]): Step[] => [
+      {list: outcomeList, outcome},
+      {list: probeList, probe},
+    ]))
+    await fc.assert(
+      fc.asyncProperty(sequence, (steps) => runSteps(world, path.join(work.dir, 'sequence'), steps)),
+      {numRuns: sampleRuns, seed: 0x4e70c, endOnFailure: true},
+    )
+  })
+
+  it('refuses, after root A revoked X, root B\'s older genuine list that lacks it: the install, the activation and the launch check', async () => {
+    await runSteps(world, path.join(work.dir, 'two-roots'), [
+      {list: 'A2', outcome: 'manifest-invalid'},
+      {list: 'B1', probe: 'install'},
+      {list: 'B1', probe: 'activate'},
+      {list: 'B1', probe: 'launch'},
+      {list: null, outcome: 'revocable'},
+    ])
+  })
+
+  it('keeps the list itself: recorded, read back, and a record whose list is not the one it names fails closed', async () => {
+    const dataRoot = path.join(work.dir, 'record')
+    await runSteps(world, dataRoot, [{list: 'A2', outcome: 'ok'}])
+    assert.deepEqual(await readRecordedRevocations(dataRoot), [world.lists.A2.content])
     const record = JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8'))
-    assert.equal(record.schemaVersion, 1)
-    assert.deepEqual(Object.keys(record.roots), ['root_test'])
-    assert.equal(record.roots.root_test.sequence, 2)
-    assert.match(record.roots.root_test.sha256, /^sha256:[0-9a-f]{64}$/)
-    // Neither temporary files nor the lock stay behind.
-    assert.deepEqual((await readdir(path.join(dataRoot, 'plugins'))).sort(), ['_revocations.json'])
+    record.roots.root_alpha.json = Buffer.from(world.lists.A1.json).toString('base64')
+    await writeFile(revocationStateFile(dataRoot), JSON.stringify(record))
+    await assert.rejects(verifyInstalled(dataRoot, alpha, {trust: world.trust, now: testNow}), {code: 'revocation-list-rollback'})
   })
 
-  it('refuses a lower sequence with revocation-list-rollback', async () => {
-    await assert.rejects(checkRevocationSequence(dataRoot, listWith(1)), (error: Error & {code?: string}) => {
-      assert.equal(error.code, 'revocation-list-rollback')
-      assert.match(error.message, /sequence 1, but this host has already seen sequence 2/)
-      return true
-    })
-    await assert.rejects(recordRevocationSequence(dataRoot, listWith(1)), {code: 'revocation-list-rollback'})
-  })
-
-  it('accepts the same list again', async () => {
-    await checkRevocationSequence(dataRoot, listWith(2))
-    await recordRevocationSequence(dataRoot, listWith(2))
-  })
-
-  it('refuses the same sequence with other bytes (a fork)', async () => {
-    await assert.rejects(checkRevocationSequence(dataRoot, listWith(2, {entries: 1})), (error: Error & {code?: string}) => {
-      assert.equal(error.code, 'revocation-list-rollback')
-      assert.match(error.message, /seen with other content/)
-      return true
-    })
-  })
-
-  it('accepts a higher sequence and records it', async () => {
-    await recordRevocationSequence(dataRoot, listWith(3, {entries: 2}))
-    assert.equal(JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8')).roots.root_test.sequence, 3)
-    await assert.rejects(checkRevocationSequence(dataRoot, listWith(2)), {code: 'revocation-list-rollback'})
-  })
-
-  it("keeps each root's sequence apart", async () => {
-    const other = createRoot('root_other')
-    await recordRevocationSequence(dataRoot, listWith(1, {rootKeyId: 'root_other', rootPrivateKey: other.keyPair.privateKey}))
-    const record = JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8'))
-    assert.deepEqual([record.roots.root_test.sequence, record.roots.root_other.sequence], [3, 1])
-  })
-
-  it('admitRevocationList verifies, refuses a rollback, and records', async () => {
-    await assert.rejects(admitRevocationList(dataRoot, listWith(1), {trust: pki.trust, now: testNow}), {code: 'revocation-list-rollback'})
-    await assert.rejects(admitRevocationList(dataRoot, {json: listWith(9).json, sig: listWith(8).sig}, {trust: pki.trust, now: testNow}), {code: 'revocation-list-invalid'})
-    const admitted = await admitRevocationList(dataRoot, listWith(4), {trust: pki.trust, now: testNow})
-    assert.equal(admitted.content.sequence, 4)
-    assert.equal(JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8')).roots.root_test.sequence, 4)
-  })
-
-  it('fails closed on a record it cannot read', async () => {
-    const {dir, cleanup: remove} = await tempDir('svc-plugin-revocation-state-bad-')
-    try {
-      await mkdir(path.join(dir, 'plugins'))
-      await writeFile(revocationStateFile(dir), 'not json')
-      await assert.rejects(checkRevocationSequence(dir, listWith(100)), {code: 'revocation-list-rollback'})
-    } finally {
-      await remove()
-    }
+  it('reads the record of an earlier version (sequences only): its sequences still refuse older lists', async () => {
+    const dataRoot = path.join(work.dir, 'earlier')
+    await mkdir(path.join(dataRoot, 'plugins'), {recursive: true})
+    const sha256 = `sha256:${createHash('sha256').update(world.lists.A2.json).digest('hex')}`
+    await writeFile(revocationStateFile(dataRoot), JSON.stringify({schemaVersion: 1, roots: {root_alpha: {sequence: 2, sha256, issuedAt: world.lists.A2.content.issuedAt}}}))
+    assert.deepEqual(await readRecordedRevocations(dataRoot), [])
+    const options = {dataRoot, trust: world.trust, now: testNow, hostRid: 'linux-x64'}
+    await assert.rejects(install(world.artifacts['betaSigned'] as string, {...options, revocations: world.lists.A1}), {code: 'revocation-list-rollback'})
+    // The next list of that root is recorded with the list itself.
+    await assert.rejects(install(world.artifacts['probe'] as string, {...options, revocations: world.lists['A3-stale']}), {code: 'revocation-list-stale'})
+    await assert.rejects(install(world.artifacts['probe'] as string, options), {code: 'signature-revoked'})
   })
 })
