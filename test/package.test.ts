@@ -27,13 +27,16 @@ before(async () => {
 after(async () => cleanup())
 
 describe('the published package', () => {
-  it('ships the bundle, the type declarations, the schema and the documents, each once: no source maps, no compiled modules beside the bundle', () => {
+  it('ships the bundle, the type declarations, the schema and the documents, each once (no source maps, no compiled modules beside the bundle), within 600 kB packed and 5 MB installed', () => {
     const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: repoRoot, encoding: 'utf8'})
     assert.equal(packed.status, 0, packed.stderr)
-    const [{files}] = JSON.parse(packed.stdout) as [{files: {path: string}[]}]
+    const [{files, size, unpackedSize}] = JSON.parse(packed.stdout) as [{files: {path: string}[]; size: number; unpackedSize: number}]
     const paths = files.map((file) => file.path)
     const outside = paths.filter((file) => !/^(bin\/run\.js|dist\/bundle\/.+\.(js|cjs)|dist\/types\/.+\.d\.ts|schema\/.+|docs\/.+|README\.md|LICENSE|package\.json|oclif\.manifest\.json)$/.test(file))
     assert.deepEqual(outside, [])
+    // At most 600 kB to download and 5 MB installed: with no dependency, what npm unpacks is all a host installs.
+    assert.ok(size <= 600_000, `${size} bytes packed`)
+    assert.ok(unpackedSize <= 5_000_000, `${unpackedSize} bytes installed`)
     for (const file of ['bin/run.js', 'dist/bundle/index.js', 'dist/bundle/store.js', 'dist/bundle/tooling.js', 'dist/bundle/cli/main.js', 'dist/types/index.d.ts', 'dist/types/store.d.ts', 'dist/types/tooling.d.ts', 'oclif.manifest.json']) assert.ok(paths.includes(file), file)
   })
 

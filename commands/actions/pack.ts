@@ -1,4 +1,4 @@
-import {PackError, formatMiB, pack, plural, subjectsTextLines, type Level, type PackProgress, type PackResult} from '#cli'
+import {PackError, formatMiB, pack, plural, subjectsTextLines, type PackProgress, type PackResult} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {progressBar} from '../progress.js'

@@ -251,42 +251,25 @@ function zip64EndRecords(entries: number, centralSize: number, centralOffset: nu
 
 /** A local header (30 bytes, then the name and the extra field) with whatever values it holds. */
 export function localHeaderBytes(header: LocalHeader): Buffer {
-  const bytes = Buffer.alloc(30)
-  bytes.writeUInt32LE(header.signature >>> 0, 0)
-  bytes.writeUInt16LE(header.version & 0xffff, 4)
-  bytes.writeUInt16LE(header.flags & 0xffff, 6)
-  bytes.writeUInt16LE(header.method & 0xffff, 8)
-  bytes.writeUInt16LE(header.time & 0xffff, 10)
-  bytes.writeUInt16LE(header.date & 0xffff, 12)
-  bytes.writeUInt32LE(header.crc >>> 0, 14)
-  bytes.writeUInt32LE(header.compressedSize >>> 0, 18)
-  bytes.writeUInt32LE(header.uncompressedSize >>> 0, 22)
-  bytes.writeUInt16LE(header.name.length & 0xffff, 26)
-  bytes.writeUInt16LE(header.extra.length & 0xffff, 28)
-  return Buffer.concat([bytes, header.name, header.extra])
+  const fields = {...header, nameLength: header.name.length, extraLength: header.extra.length}
+  return Buffer.concat([recordBytes(30, header.signature, localFields, fields), header.name, header.extra])
 }
 
 /** A central record (46 bytes, then the name, the extra field and the comment) with whatever values it holds, pointing at `offset`. */
 export function centralHeaderBytes(header: CentralHeader, offset: number): Buffer {
-  const bytes = Buffer.alloc(46)
-  bytes.writeUInt32LE(header.signature >>> 0, 0)
-  bytes.writeUInt16LE(header.madeBy & 0xffff, 4)
-  bytes.writeUInt16LE(header.version & 0xffff, 6)
-  bytes.writeUInt16LE(header.flags & 0xffff, 8)
-  bytes.writeUInt16LE(header.method & 0xffff, 10)
-  bytes.writeUInt16LE(header.time & 0xffff, 12)
-  bytes.writeUInt16LE(header.date & 0xffff, 14)
-  bytes.writeUInt32LE(header.crc >>> 0, 16)
-  bytes.writeUInt32LE(header.compressedSize >>> 0, 20)
-  bytes.writeUInt32LE(header.uncompressedSize >>> 0, 24)
-  bytes.writeUInt16LE(header.name.length & 0xffff, 28)
-  bytes.writeUInt16LE(header.extra.length & 0xffff, 30)
-  bytes.writeUInt16LE(header.comment.length & 0xffff, 32)
-  bytes.writeUInt16LE(header.diskStart & 0xffff, 34)
-  bytes.writeUInt16LE(header.internal & 0xffff, 36)
-  bytes.writeUInt32LE(header.external >>> 0, 38)
-  bytes.writeUInt32LE(offset >>> 0, 42)
-  return Buffer.concat([bytes, header.name, header.extra, header.comment])
+  const fields = {...header, nameLength: header.name.length, extraLength: header.extra.length, commentLength: header.comment.length, localOffset: offset}
+  return Buffer.concat([recordBytes(46, header.signature, centralFields, fields), header.name, header.extra, header.comment])
+}
+
+/** A fixed-size record: its signature, then each field of `layout` at its offset, cut to its width. */
+function recordBytes<L extends Record<string, readonly [number, number]>>(size: number, signature: number, layout: L, values: Record<keyof L, number>): Buffer {
+  const bytes = Buffer.alloc(size)
+  bytes.writeUInt32LE(signature >>> 0, 0)
+  for (const [name, [offset, width]] of Object.entries(layout) as [keyof L, readonly [number, number]][]) {
+    if (width === 2) bytes.writeUInt16LE(values[name] & 0xffff, offset)
+    else bytes.writeUInt32LE(values[name] >>> 0, offset)
+  }
+  return bytes
 }
 
 /** Where each header field sits, for raw field edits: byte offset inside the record and width. */
