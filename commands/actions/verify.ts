@@ -1,4 +1,5 @@
 import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
@@ -25,7 +26,7 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
   const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = flags
-  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations})
+  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, signal: commandSignal()})
   if (result.revocations?.stale) output.note(`warning revocation-list-stale: ${staleWarning(result.revocations)}`)
   if (json) {
     const {valid, verdict, certificateId, issuerCertificateId, signedAt, problems} = result

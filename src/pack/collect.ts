@@ -1,6 +1,7 @@
 import {lstatSync, type Stats} from 'node:fs'
 import {readdir} from 'node:fs/promises'
 import path from 'node:path'
+import {throwIfCancelled} from '../cancellation.js'
 import {ArchiveError} from '../archive/errors.js'
 import {EntryNameRegistry, compareEntryNames} from '../archive/names.js'
 import {checkEntryPath, describeEntryPathProblem} from '../archive/path-policy.js'
@@ -37,14 +38,15 @@ const signingNames = new Set(signingEntryNames)
  * and the operating-system files it left out. The output file is left out too. Symlinks, FIFOs,
  * sockets, devices and names the entry-path policy refuses are `source-entry-rejected`: a build must not
  * silently drop them. Names are judged in archive order (`compareEntryNames`), so the same tree always
- * fails on the same path.
+ * fails on the same path. Once `signal` is aborted, the next folder is not listed (its `AbortError` instead).
  */
-export async function collectSourceFiles(root: string, options: {exclude?: readonly string[]} = {}): Promise<CollectedSource> {
+export async function collectSourceFiles(root: string, options: {exclude?: readonly string[]; signal?: AbortSignal} = {}): Promise<CollectedSource> {
   const rule = await readPackageFileRule(root)
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)))
   const found: {name: string; absolutePath: string; kind: 'file' | 'other'}[] = []
   const leftOut: string[] = []
   const walk = async (dir: string, prefix: string): Promise<void> => {
+    throwIfCancelled(options.signal)
     for (const entry of await readdir(dir, {withFileTypes: true})) {
       const name = `${prefix}${entry.name}`
       // `dir` is absolute and normalised and a listed name holds no separator: joining is appending.

@@ -1,3 +1,4 @@
+import {throwIfCancelled} from '../cancellation.js'
 import {checkOutputFree, withOutputs} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
@@ -19,6 +20,11 @@ export interface SignArtifactOptions extends SigningCredentials {
   output: string
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the signing: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) and leaves no output, also when the signed file was written and was being read back.
+   */
+  signal?: AbortSignal
 }
 
 /** What `signArtifact` wrote. */
@@ -40,19 +46,21 @@ export interface SignArtifactResult {
  * Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
+  const {signal} = options
+  throwIfCancelled(signal)
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
   return withOutputs(async (outputs) => {
     await outputs.prepare(options.output)
-    const {signed, written} = await withArtifact(options.artifact, {limits}, async (artifact) => {
+    const {signed, written} = await withArtifact(options.artifact, {limits, signal}, async (artifact) => {
       const contents = await artifact.contents()
       const signed = signContents(contents, {...options, now})
-      return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, limits)).path}
+      return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, {limits, signal})).path}
     })
     // sign verifies what it wrote, from the file, as a verifier will read it; a failure removes it.
     outputs.adopt(written)
-    const check = await readArtifactContents(written, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
+    const check = await readArtifactContents(written, {limits, signal}, async (contents) => runChecklist(contents, signerContext(now)))
     if ('code' in check) throw errorFrom(check)
     return {output: written, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest}
   })
@@ -70,6 +78,8 @@ export interface SignArtifactFilesOptions {
   issuerSignatureFile?: string
   now?: Date
   limits?: Partial<ArchiveLimits>
+  /** Cancels the signing (see {@link SignArtifactOptions.signal}). */
+  signal?: AbortSignal
 }
 
 /** Reads the key and certificate files, then `signArtifact`. */
@@ -86,11 +96,12 @@ export async function signArtifactFiles(options: SignArtifactFilesOptions): Prom
     issuer: issuerCertificateFile === undefined ? undefined : await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string),
     now: options.now,
     limits: options.limits,
+    signal: options.signal,
   })
 }
 
 /** Writes the signed archive: manifest first, then payload and certificate entries in UTF-8 byte order. */
-async function writeSigned(output: string, source: StrictArchive, payload: ReadonlyMap<string, {size: number; sha256: string}>, signed: SignedContents, limits: ArchiveLimits) {
+async function writeSigned(output: string, source: StrictArchive, payload: ReadonlyMap<string, {size: number; sha256: string}>, signed: SignedContents, options: {limits: ArchiveLimits; signal: AbortSignal | undefined}) {
   const entries: WriterEntry[] = []
   for (const entry of source.entries) {
     if (entry.name === manifestEntryName) continue
@@ -109,5 +120,5 @@ async function writeSigned(output: string, source: StrictArchive, payload: Reado
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
   const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
-  return writeArchive(output, [manifest, ...entries], {limits})
+  return writeArchive(output, [manifest, ...entries], options)
 }

@@ -11,6 +11,11 @@ import {checkContents, failedResult, verificationContext, type VerifyContext, ty
 export interface VerifyArtifactOptions extends VerifyOptions {
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the verification: it rejects with an error named `AbortError` (code `cancelled`, the signal's
+   * reason as its `cause`) instead of giving a verdict.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -18,11 +23,12 @@ export interface VerifyArtifactOptions extends VerifyOptions {
  * and SHA-256 (the signing files kept in memory), and runs the verification checklist at one reference
  * time. Archive errors become the result's one problem: `archive-unsupported` is
  * `package-format-unsupported`, a manifest over its limit is `manifest-too-large`, anything else
- * `package-unreadable`, with the reader's code in `archiveCode` and in the message.
+ * `package-unreadable`, with the reader's code in `archiveCode` and in the message. A cancellation
+ * (`signal`) is no verdict: it rejects with its `AbortError`.
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const context = verificationContext(options)
-  const outcome = await readArtifactContents(file, {limits: options.limits}, async (contents) => checkContents(contents, context))
+  const outcome = await readArtifactContents(file, {limits: options.limits, signal: options.signal}, async (contents) => checkContents(contents, context))
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -42,15 +48,16 @@ export async function verifyArtifactFile(
 
 /**
  * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
- * gives the verification problem instead (the signer and the store judge unreadable archives the same way).
+ * gives the verification problem instead (the signer and the store judge unreadable archives the same way);
+ * a cancellation (`signal`) rejects with its `AbortError`.
  */
 export async function readArtifactContents<T>(
   file: string,
-  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean},
+  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean; signal?: AbortSignal | undefined},
   use: (contents: ArtifactContents) => Promise<T>,
 ): Promise<T | VerifyProblem> {
   try {
-    return await withArtifact(file, {limits: options.limits}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
+    return await withArtifact(file, {limits: options.limits, signal: options.signal}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
   } catch (error) {
     if (isArchiveError(error)) return archiveProblem(error)
     throw error

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict'
+import {createHash} from 'node:crypto'
+import {mkdir, readFile, readdir, rm} from 'node:fs/promises'
+import path from 'node:path'
+import {merge, type MergeResult} from '../../src/merge/merge.js'
+import {pack, type PackResult} from '../../src/pack/pack.js'
+import {signArtifact, type SignArtifactResult} from '../../src/signing/sign-artifact.js'
+import {verifyArtifact} from '../../src/signing/verify-artifact.js'
+import type {VerificationResult} from '../../src/signing/result.js'
+import type {AbortCase} from '../helpers/abort-points.js'
+import {noise, packRids} from '../merge/fixtures.js'
+import {copyExample, snapshotTree, writeTree} from '../pack/support.js'
+import {writeArtifact} from '../signing/artifacts.js'
+import {createPki, samplePlugin, sha256Of, testNow, type TestPki} from '../signing/pki.js'
+
+/**
+ * The operations under the abort-point property (test/helpers/abort-points.ts), each over inputs large
+ * enough to pass every kind of abort point: entries of several 1 MiB chunks (deflated on the thread pool,
+ * and stored), small entries, several folders, the secret scan's text.
+ */
+
+/** Deterministic text that deflates well: several deflate chunks, each one a job of the thread pool. */
+export function compressibleText(bytes: number): string {
+  const words = ['station', 'pressure', 'humidity', 'wind', 'reading', 'sensor', 'interval', 'forecast']
+  const lines: string[] = []
+  let length = 0
+  for (let index = 0; length < bytes; index++) {
+    const line = `${index} ${words[index % words.length]} ${words[(index * 7) % words.length]} ${(index * 31) % 997}\n`
+    lines.push(line)
+    length += line.length
+  }
+  return lines.join('').slice(0, bytes)
+}
+
+/** The files added to a plugin so that its operations pass every kind of abort point. */
+export function largeFiles(): Record<string, string | Buffer> {
+  return {
+    'assets/data/readings.txt': compressibleText(2.5 * 1024 * 1024),
+    'assets/data/blob.bin': noise('blob', 1.5 * 1024 * 1024),
+    'assets/data/notes/today.txt': 'Nothing to report.\n',
+  }
+}
+
+async function sha256OfFile(file: string): Promise<string> {
+  return createHash('sha256').update(await readFile(file)).digest('hex')
+}
+
+/** `pack` of the example plugin with large files, into a folder it creates two levels deep. */
+export async function packCase(dir: string): Promise<AbortCase<PackResult>> {
+  const source = await copyExample(path.join(dir, 'source'))
+  await writeTree(source, largeFiles())
+  const out = path.join(dir, 'out')
+  await mkdir(out)
+  const output = path.join(out, 'new', 'deeper', 'plugin.svcPlugin')
+  const reference = await pack(source, {output: path.join(dir, 'reference.svcPlugin')})
+  const sourceBefore = await snapshotTree(source)
+  return {
+    run: (signal) => pack(source, {output, signal}),
+    unchanged: async () => {
+      assert.deepEqual(await readdir(out), [])
+      assert.deepEqual(await snapshotTree(source), sourceBefore)
+    },
+    whole: async (result) => {
+      assert.equal(result.sha256, reference.sha256)
+      assert.equal(await sha256OfFile(output), reference.sha256)
+      assert.deepEqual(await readdir(path.dirname(output)), ['plugin.svcPlugin'])
+    },
+    reset: () => rm(path.join(out, 'new'), {recursive: true, force: true}),
+  }
+}
+
+/** `merge` of two per-RID packages (one of them with large files) into a folder it creates. */
+export async function mergeCase(dir: string): Promise<AbortCase<MergeResult>> {
+  const inputs = [await packRids(dir, ['linux-x64'], {files: largeFiles()}), await packRids(dir, ['win-x64'], {files: largeFiles()})]
+  const inputDigests = await Promise.all(inputs.map(sha256OfFile))
+  const out = path.join(dir, 'out')
+  await mkdir(out)
+  const output = path.join(out, 'new', 'merged.svcPlugin')
+  const reference = await merge(inputs, {output: path.join(dir, 'reference.svcPlugin')})
+  return {
+    run: (signal) => merge(inputs, {output, signal}),
+    unchanged: async () => {
+      assert.deepEqual(await readdir(out), [])
+      assert.deepEqual(await Promise.all(inputs.map(sha256OfFile)), inputDigests)
+    },
+    whole: async (result) => {
+      assert.equal(result.sha256, reference.sha256)
+      assert.equal(await sha256OfFile(output), reference.sha256)
+    },
+    reset: () => rm(path.join(out, 'new'), {recursive: true, force: true}),
+  }
+}
+
+/** An unsigned packed artifact of the sample plugin with large files, for sign and verify. */
+async function unsignedLargeSample(file: string): Promise<string> {
+  const {manifest, payload} = samplePlugin()
+  for (const [name, content] of Object.entries(largeFiles())) payload.set(name, new Uint8Array(Buffer.from(content)))
+  const document = JSON.parse(Buffer.from(manifest).toString('utf8')) as {files: {path: string; sha256: string; size: number}[]}
+  document.files = [...payload]
+    .map(([name, bytes]) => ({path: name, sha256: sha256Of(bytes), size: bytes.length}))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
+  return writeArtifact(file, {manifest: new Uint8Array(Buffer.from(`${JSON.stringify(document, null, 2)}\n`)), entries: payload})
+}
+
+/** What the signing cases share: a PKI and an unsigned artifact. */
+export interface SigningInputs {
+  pki: TestPki
+  unsigned: string
+}
+
+/** The PKI and the unsigned artifact of the signing cases. */
+export async function signingInputs(dir: string): Promise<SigningInputs> {
+  return {pki: createPki(), unsigned: await unsignedLargeSample(path.join(dir, 'unsigned.svcPlugin'))}
+}
+
+/** `signArtifact` into a folder it creates: a cancellation while it reads its output back removes it too. */
+export async function signCase(dir: string, {pki, unsigned}: SigningInputs): Promise<AbortCase<SignArtifactResult>> {
+  const inputDigest = await sha256OfFile(unsigned)
+  const out = path.join(dir, 'out')
+  await mkdir(out)
+  const output = path.join(out, 'new', 'signed.svcPlugin')
+  const options = {artifact: unsigned, privateKey: pki.signer.privateKey, certificate: pki.certificate, now: testNow}
+  const reference = await signArtifact({...options, output: path.join(dir, 'reference.svcPlugin')})
+  const referenceDigest = await sha256OfFile(reference.output)
+  return {
+    run: (signal) => signArtifact({...options, output, signal}),
+    unchanged: async () => {
+      assert.deepEqual(await readdir(out), [])
+      assert.equal(await sha256OfFile(unsigned), inputDigest)
+    },
+    whole: async (result) => {
+      assert.equal(result.artifactDigest, reference.artifactDigest)
+      assert.equal(await sha256OfFile(output), referenceDigest)
+    },
+    reset: () => rm(path.join(out, 'new'), {recursive: true, force: true}),
+  }
+}
+
+/** `verifyArtifact` of the signed sample: a cancelled verification gives no verdict and changes nothing. */
+export async function verifyCase(dir: string, {pki, unsigned}: SigningInputs): Promise<AbortCase<VerificationResult>> {
+  const signed = (await signArtifact({artifact: unsigned, privateKey: pki.signer.privateKey, certificate: pki.certificate, now: testNow, output: path.join(dir, 'verify.svcPlugin')})).output
+  const digest = await sha256OfFile(signed)
+  return {
+    run: (signal) => verifyArtifact(signed, {trust: pki.trust, now: testNow, signal}),
+    unchanged: async () => assert.equal(await sha256OfFile(signed), digest),
+    whole: async (result) => assert.equal(result.verdict, 'Trusted'),
+    reset: async () => undefined,
+  }
+}

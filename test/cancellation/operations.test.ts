@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
+import {checkAbortPoints, checkDeadlines, type AbortCase} from '../helpers/abort-points.js'
+import {mergeCase, packCase, signCase, signingInputs, verifyCase, type SigningInputs} from './cases.js'
+
+// A fixed sample of abort points per operation, spread over all of them (both ends included); the
+// exhaustive suite (operations.exhaustive.test.ts) aborts at every one.
+const sample = 12
+
+let dir: string
+let signing: SigningInputs
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'svc-plugin-cancel-'))
+  signing = await signingInputs(dir)
+})
+after(() => rm(dir, {recursive: true, force: true}))
+
+async function caseDir(name: string): Promise<string> {
+  const folder = await mkdtemp(path.join(dir, `${name}-`))
+  return folder
+}
+
+async function property<T>(kase: AbortCase<T>): Promise<void> {
+  const seen = await checkAbortPoints(kase, sample)
+  assert.ok(seen.cancelled > 0 && seen.completed > 0, JSON.stringify(seen))
+  await checkDeadlines(kase, deadlines)
+}
+
+// Real deadlines, from one that has passed before the first check to ones an operation may meet anywhere.
+const deadlines = [0, 1, 5, 20]
+
+describe('cancellation: an operation aborted at any of its abort points rejects with AbortError and changes nothing, or completes whole', () => {
+  it('pack', async () => property(await packCase(await caseDir('pack'))))
+  it('merge', async () => property(await mergeCase(await caseDir('merge'))))
+  it('sign', async () => property(await signCase(await caseDir('sign'), signing)))
+  it('verifyArtifact', async () => property(await verifyCase(await caseDir('verify'), signing)))
+})
