@@ -42,7 +42,7 @@ export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, typ
 export type {Certificate, CertificateSubject, SubjectKind as CertificateSubjectKind, KeyUsage} from './pki/certificate.js'
 
 // ── Store: the upload verifier ─────────────────────────────────────────────────────────────────────────
-export {verifyUpload, verifyUploadFiles, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
+export {verifyUpload, verifyUploadFiles, type Upload, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
 export type {UploadProblem, UploadProblemCode, UploadReport} from './store/report.js'
 export {renderUploadText, uploadTextLines} from './store/render.js'
 export {StoreError, type StoreErrorCode} from './store/errors.js'

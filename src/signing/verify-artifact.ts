@@ -1,4 +1,4 @@
-import {type ArchiveError, isArchiveError} from '../archive/errors.js'
+import {type ArchiveError, isArchiveError, isUnreadableFile} from '../archive/errors.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
@@ -46,20 +46,29 @@ export async function verifyArtifactFile(
   return verifyArtifact(file, {...rest, trust, revocations})
 }
 
+/** Options of {@link readArtifactContents}. */
+export interface ReadContentsOptions {
+  limits?: Partial<ArchiveLimits> | undefined
+  /** Also look for secrets in the entries. */
+  secrets?: boolean
+  signal?: AbortSignal | undefined
+  /**
+   * Throw the reader's error when the file itself cannot be read (missing, not a regular file, an I/O error:
+   * `isUnreadableFile`) instead of judging it: a fault of where the file is kept, not of its bytes.
+   */
+  throwUnreadableFile?: boolean
+}
+
 /**
  * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
  * gives the verification problem instead (the signer and the store judge unreadable archives the same way);
  * a cancellation (`signal`) rejects with its `AbortError`.
  */
-export async function readArtifactContents<T>(
-  file: string,
-  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean; signal?: AbortSignal | undefined},
-  use: (contents: ArtifactContents) => Promise<T>,
-): Promise<T | VerifyProblem> {
+export async function readArtifactContents<T>(file: string, options: ReadContentsOptions, use: (contents: ArtifactContents) => Promise<T>): Promise<T | VerifyProblem> {
   try {
     return await withArtifact(file, {limits: options.limits, signal: options.signal}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
   } catch (error) {
-    if (isArchiveError(error)) return archiveProblem(error)
+    if (isArchiveError(error) && !(options.throwUnreadableFile === true && isUnreadableFile(error))) return archiveProblem(error)
     throw error
   }
 }
@@ -70,7 +79,7 @@ export function signerContext(now: Date): VerifyContext {
 }
 
 /** The verification problem for an archive the strict reader refused. */
-function archiveProblem(error: ArchiveError): VerifyProblem {
+export function archiveProblem(error: ArchiveError): VerifyProblem {
   const message = `The artifact cannot be read (${error.code}, ${error.details.reason}): ${error.message}`
   if (error.code === 'archive-unsupported') return problem('package-format-unsupported', message, error.code)
   if (error.details.reason === 'manifest-too-large') return problem('manifest-too-large', message, error.code)

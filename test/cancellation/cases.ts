@@ -1,16 +1,21 @@
 import assert from 'node:assert/strict'
 import {createHash} from 'node:crypto'
 import {mkdir, readFile, readdir, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {Readable} from 'node:stream'
 import {merge, type MergeResult} from '../../src/merge/merge.js'
 import {pack, type PackResult} from '../../src/pack/pack.js'
 import {signArtifact, type SignArtifactResult} from '../../src/signing/sign-artifact.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import type {VerificationResult} from '../../src/signing/result.js'
+import type {UploadReport} from '../../src/store/report.js'
+import {verifyUpload} from '../../src/store/verify-upload.js'
 import type {AbortCase} from '../helpers/abort-points.js'
 import {noise, packRids} from '../merge/fixtures.js'
 import {copyExample, snapshotTree, writeTree} from '../pack/support.js'
 import {writeArtifact} from '../signing/artifacts.js'
+import {account} from '../store/uploads.js'
 import {createPki, samplePlugin, sha256Of, testNow, type TestPki} from '../signing/pki.js'
 
 /**
@@ -144,6 +149,33 @@ export async function verifyCase(dir: string, {pki, unsigned}: SigningInputs): P
     run: (signal) => verifyArtifact(signed, {trust: pki.trust, now: testNow, signal}),
     unchanged: async () => assert.equal(await sha256OfFile(signed), digest),
     whole: async (result) => assert.equal(result.verdict, 'Trusted'),
+    reset: async () => undefined,
+  }
+}
+
+/** The spool folders of uploads given as bytes or streams, in the system's temporary folder. */
+async function spools(): Promise<string[]> {
+  return (await readdir(tmpdir())).filter((name) => name.startsWith('svc-plugin-spool-')).sort()
+}
+
+/**
+ * `verifyUpload` of the signed sample, from its path or as a stream (spooled to a temporary file first, in
+ * 256 KiB chunks): a cancelled verification gives no report and leaves no temporary file.
+ */
+export async function verifyUploadCase(dir: string, {pki, unsigned}: SigningInputs, source: 'path' | 'stream'): Promise<AbortCase<UploadReport>> {
+  const signed = (await signArtifact({artifact: unsigned, privateKey: pki.signer.privateKey, certificate: pki.certificate, now: testNow, output: path.join(dir, 'upload.svcPlugin')})).output
+  const bytes = await readFile(signed)
+  const chunks = Array.from({length: Math.ceil(bytes.length / (256 * 1024))}, (_, index) => bytes.subarray(index * 256 * 1024, (index + 1) * 256 * 1024))
+  const before = await spools()
+  return {
+    run: (signal) => verifyUpload(source === 'path' ? signed : Readable.from(chunks), {account, trust: pki.trust, now: testNow, label: signed, signal}),
+    unchanged: async () => assert.deepEqual(await spools(), before),
+    // The sample declares no license and no icon: refused at publication level, with a Trusted signature.
+    whole: async (report) => {
+      assert.equal(report.verdict, 'Trusted')
+      assert.equal(report.id, 'com.example.weather-station')
+      assert.deepEqual(await spools(), before)
+    },
     reset: async () => undefined,
   }
 }

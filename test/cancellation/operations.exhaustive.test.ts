@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, type AbortCase} from '../helpers/abort-points.js'
-import {mergeCase, packCase, signCase, signingInputs, verifyCase, type SigningInputs} from './cases.js'
+import {mergeCase, packCase, signCase, signingInputs, verifyCase, verifyUploadCase, type SigningInputs} from './cases.js'
 
 let dir: string
 let signing: SigningInputs
@@ -26,4 +26,6 @@ describe('cancellation at every abort point: the operation rejects with AbortErr
   it('merge', async () => every(await mergeCase(await mkdtemp(path.join(dir, 'merge-')))))
   it('sign', async () => every(await signCase(await mkdtemp(path.join(dir, 'sign-')), signing)))
   it('verifyArtifact', async () => every(await verifyCase(await mkdtemp(path.join(dir, 'verify-')), signing)))
+  it('verifyUpload of a path', async () => every(await verifyUploadCase(await mkdtemp(path.join(dir, 'upload-')), signing, 'path')))
+  it('verifyUpload of a stream', async () => every(await verifyUploadCase(await mkdtemp(path.join(dir, 'stream-')), signing, 'stream')))
 })

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, checkDeadlines, type AbortCase} from '../helpers/abort-points.js'
-import {mergeCase, packCase, signCase, signingInputs, verifyCase, type SigningInputs} from './cases.js'
+import {mergeCase, packCase, signCase, signingInputs, verifyCase, verifyUploadCase, type SigningInputs} from './cases.js'
 
 // A fixed sample of abort points per operation, spread over all of them (both ends included); the
 // exhaustive suite (operations.exhaustive.test.ts) aborts at every one.
@@ -37,4 +37,6 @@ describe('cancellation: an operation aborted at any of its abort points rejects 
   it('merge', async () => property(await mergeCase(await caseDir('merge'))))
   it('sign', async () => property(await signCase(await caseDir('sign'), signing)))
   it('verifyArtifact', async () => property(await verifyCase(await caseDir('verify'), signing)))
+  it('verifyUpload of a path', async () => property(await verifyUploadCase(await caseDir('upload'), signing, 'path')))
+  it('verifyUpload of a stream', async () => property(await verifyUploadCase(await caseDir('stream'), signing, 'stream')))
 })
