@@ -41,6 +41,8 @@ export interface ValidatePathOptions {
    * range, against which the plugin's `compatibility` is judged (`incompatible`) as an install would.
    */
   host?: {rid?: string; hostVersion?: string; protocol?: ProtocolRange}
+  /** Cancels reading an artifact or a folder's content: it rejects with an error named `AbortError` (code `cancelled`). */
+  signal?: AbortSignal | undefined
 }
 
 const zipSignatures = [
@@ -66,7 +68,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   const kind = selected[0] === undefined ? 'manifest' : selected[0] === 'path' ? await detectKind(path.resolve(cwd, subject.path as string), subject.path as string) : selected[0]
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
   if (kind === 'artifact') {
-    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given}).catch(async (error: unknown) => {
+    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given, signal: options.signal}).catch(async (error: unknown) => {
       throw selected[0] === 'artifact' ? await withManifestHint(error, path.resolve(cwd, given), given) : error
     })
   }
@@ -78,7 +80,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   let content: PackageContent | undefined
   let host: HostContext | undefined
   if (read.ok && member(read.value, 'manifestVersion') === supportedManifestVersion) {
-    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files')), secrets: true})
+    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files')), secrets: true, signal: options.signal})
     host = {
       rid: options.host?.rid ?? hostRid(),
       ...(options.host?.hostVersion === undefined && options.host?.protocol === undefined

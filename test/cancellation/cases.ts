@@ -11,6 +11,8 @@ import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import type {VerificationResult} from '../../src/signing/result.js'
 import type {UploadReport} from '../../src/store/report.js'
 import {verifyUpload} from '../../src/store/verify-upload.js'
+import type {ValidationReport} from '../../src/manifest/report.js'
+import {validatePath} from '../../src/validate/validate-path.js'
 import type {AbortCase} from '../helpers/abort-points.js'
 import {noise, packRids} from '../merge/fixtures.js'
 import {copyExample, snapshotTree, writeTree} from '../pack/support.js'
@@ -37,11 +39,25 @@ export function compressibleText(bytes: number): string {
   return lines.join('').slice(0, bytes)
 }
 
+/**
+ * How large the added files are: `full` for the exhaustive suite (an entry of three deflate chunks, one of
+ * two stored chunks), `sample` for `npm test` (two deflate chunks, one small stored entry).
+ */
+export type CaseSize = 'full' | 'sample'
+
+let size: CaseSize = 'full'
+
+/** Sets the size of the files the cases add (see {@link CaseSize}). */
+export function setCaseSize(next: CaseSize): void {
+  size = next
+}
+
 /** The files added to a plugin so that its operations pass every kind of abort point. */
 export function largeFiles(): Record<string, string | Buffer> {
+  const mib = 1024 * 1024
   return {
-    'assets/data/readings.txt': compressibleText(2.5 * 1024 * 1024),
-    'assets/data/blob.bin': noise('blob', 1.5 * 1024 * 1024),
+    'assets/data/readings.txt': compressibleText(size === 'full' ? 2.5 * mib : 1.1 * mib),
+    'assets/data/blob.bin': noise('blob', size === 'full' ? 1.5 * mib : 64 * 1024),
     'assets/data/notes/today.txt': 'Nothing to report.\n',
   }
 }
@@ -176,6 +192,21 @@ export async function verifyUploadCase(dir: string, {pki, unsigned}: SigningInpu
       assert.equal(report.id, 'com.example.weather-station')
       assert.deepEqual(await spools(), before)
     },
+    reset: async () => undefined,
+  }
+}
+
+/** `validatePath` at package level of a folder (its content read, digested and scanned) or of its packed artifact. */
+export async function validateCase(dir: string, kind: 'directory' | 'artifact'): Promise<AbortCase<ValidationReport>> {
+  const source = await copyExample(path.join(dir, 'source'))
+  await writeTree(source, largeFiles())
+  const subject = kind === 'directory' ? {directory: source} : {artifact: (await pack(source, {output: path.join(dir, 'plugin.svcPlugin')})).path}
+  const reference = await validatePath(subject, {level: 'package'})
+  const before = await snapshotTree(dir)
+  return {
+    run: (signal) => validatePath(subject, {level: 'package', signal}),
+    unchanged: async () => assert.deepEqual(await snapshotTree(dir), before),
+    whole: async (report) => assert.deepEqual(report, reference),
     reset: async () => undefined,
   }
 }

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, type AbortCase} from '../helpers/abort-points.js'
-import {mergeCase, packCase, signCase, signingInputs, verifyCase, verifyUploadCase, type SigningInputs} from './cases.js'
+import {mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, verifyUploadCase, type SigningInputs} from './cases.js'
 
 let dir: string
 let signing: SigningInputs
@@ -28,4 +28,6 @@ describe('cancellation at every abort point: the operation rejects with AbortErr
   it('verifyArtifact', async () => every(await verifyCase(await mkdtemp(path.join(dir, 'verify-')), signing)))
   it('verifyUpload of a path', async () => every(await verifyUploadCase(await mkdtemp(path.join(dir, 'upload-')), signing, 'path')))
   it('verifyUpload of a stream', async () => every(await verifyUploadCase(await mkdtemp(path.join(dir, 'stream-')), signing, 'stream')))
+  it('validatePath of a folder', async () => every(await validateCase(await mkdtemp(path.join(dir, 'folder-')), 'directory')))
+  it('validatePath of an artifact', async () => every(await validateCase(await mkdtemp(path.join(dir, 'artifact-')), 'artifact')))
 })
