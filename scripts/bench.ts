@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: measures svc-plugin against the standard tools, side by side. Each comparison runs
  * the two commands in turn (ours, theirs, ours, theirs…) and reports the median time and the peak RSS
- * of each, their ratio, and the 1-minute load when the comparison started. Four plugins are generated
- * (and cached in `.bench/`): the bench tree (~295 MB, ~2,000 files), a 5 MB plugin, 19,995 small files
- * (20,000 entries once signed) and one 200 MB entry. Never part of the tests: timings on a shared
- * machine are noisy, so read the load column with every figure.
+ * of each, their ratio, and the 1-minute load when the comparison started. Seven plugins are generated
+ * (seeded, and cached in `.bench/`): the bench tree (~295 MB, ~2,000 files), a 5 MB plugin, 19,995 small files
+ * (20,000 entries once signed), one 200 MB entry, and the shapes most plugins have: 1,000 JavaScript modules
+ * of 50 KiB, 19,990 text files of 512 bytes, and a mixed tree (two 20 MiB native libraries, 200 images, 300
+ * modules). Never part of the tests: timings on a shared machine are noisy, so read the load column with
+ * every figure.
  *
- *   npm run bench -- --only=tree,startup   # some cases: tree, small, many, large, startup, validate, bombs
- *   npm run bench -- --only=verify,install # some tasks of every case: pack, pigz, verify, install
+ *   npm run bench -- --only=tree,startup   # some cases: tree, small, many, large, js, text, mixed, startup, validate, bombs
+ *   npm run bench -- --only=verify,install # some tasks of every case: pack, pigz, verify, install, validate-artifact
  *   npm run bench -- --rounds=3            # fewer rounds (default 5)
  *   npm run bench -- --readme              # also rewrite the table in README.md's Performance section
  *
@@ -27,7 +29,7 @@ import {signArtifact} from '../src/signing/sign-artifact.js'
 import {createRoot, readTrustStore} from '../src/pki/trust.js'
 import {verifyArtifact} from '../src/signing/verify-artifact.js'
 import {makeHostileArchives} from './make-hostile-archives.js'
-import {ensureBenchTree, ensureLargeEntryTree, ensureSmallFilesTree, ensureSmallPlugin, type BenchTree} from './bench/tree.js'
+import {ensureBenchTree, ensureJsModulesTree, ensureLargeEntryTree, ensureMixedTree, ensureSmallFilesTree, ensureSmallPlugin, ensureSmallTextTree, type BenchTree} from './bench/tree.js'
 import {measure, measureShell, median, type Measurement} from './bench/measure.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -35,8 +37,8 @@ const benchDir = path.join(repoRoot, '.bench')
 const cli = path.join(repoRoot, 'bin', 'run.js')
 const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice(9) ?? 5)
 const writeReadme = process.argv.includes('--readme')
-const cases = ['tree', 'small', 'many', 'large', 'startup', 'validate', 'bombs'] as const
-const tasks = ['pack', 'pigz', 'verify', 'install'] as const
+const cases = ['tree', 'small', 'many', 'large', 'js', 'text', 'mixed', 'startup', 'validate', 'bombs'] as const
+const tasks = ['pack', 'pigz', 'verify', 'install', 'validate-artifact'] as const
 /** `--only=tree,verify`: run only these cases and, within them, only these tasks (see the list above). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice(7).split(',') ?? []
 for (const name of only) {
@@ -139,12 +141,26 @@ async function signForBench(packed: string, signed: string, work: string): Promi
   return trustFile
 }
 
+/** What {@link benchPlugin} compares besides pack. */
+interface PluginBench {
+  /** Also pack vs tar piped to pigz. */
+  pigz?: boolean
+  /** Also the library's verifyArtifact, in process. */
+  library?: boolean
+  /** verify vs sha256sum (default true). */
+  verify?: boolean
+  /** The standard install ends with `sync -f`, as durable as ours (default false). */
+  sync?: boolean
+  /** `validate --artifact --level package` vs sha256sum (default false). */
+  validate?: boolean
+}
+
 /**
- * One plugin against the standard tools: pack vs `zip -r -X -6` (and vs tar piped to pigz), verify vs
- * `sha256sum` over the same files, the library's verifyArtifact vs the same, install vs `unzip -q` and
- * `sha256sum -c`. Returns the signed artifact and its trust store.
+ * One plugin against the standard tools: pack vs `zip -r -X -6` (and vs tar piped to pigz), verify and
+ * `validate --artifact` vs `sha256sum` over the same files, the library's verifyArtifact vs the same,
+ * install vs `unzip -q` and `sha256sum -c` (and `sync -f`). Returns the signed artifact and its trust store.
  */
-async function benchPlugin(key: string, label: string, tree: BenchTree, work: string, options: {pigz?: boolean; library?: boolean} = {}): Promise<{signed: string; trustFile: string}> {
+async function benchPlugin(key: string, label: string, tree: BenchTree, work: string, options: PluginBench = {}): Promise<{signed: string; trustFile: string}> {
   const ours = path.join(work, `${key}.svcPlugin`)
   const theirs = path.join(work, `${key}.zip`)
   results[`${key}Tree`] = tree
@@ -167,8 +183,14 @@ async function benchPlugin(key: string, label: string, tree: BenchTree, work: st
   }
   const signed = path.join(work, `${key}-signed.svcPlugin`)
   const trustFile = await signForBench(ours, signed, work)
-  if (runsTask('verify')) {
-    const sha256sum = () => measureShell('find . -type f -print0 | xargs -0 sha256sum > /dev/null', tree.root)
+  const sha256sum = () => measureShell('find . -type f -print0 | xargs -0 sha256sum > /dev/null', tree.root)
+  if (options.validate === true && runsTask('validate-artifact')) {
+    compare(`${key}.validate`, `${label}: \`validate --artifact --level package\` vs \`sha256sum\` of the files`, `≤ 2×, ${memoryTarget}`,
+      () => measure(process.execPath, [cli, 'validate', '--artifact', signed, '--level', 'package', '--quiet'], repoRoot),
+      sha256sum,
+    )
+  }
+  if (options.verify !== false && runsTask('verify')) {
     const verify = compare(`${key}.verify`, `${label}: \`verify\` vs \`sha256sum\` of the files`, `≤ ${key === 'tree' ? '1.2' : '2'}×, ${memoryTarget}`,
       () => measure(process.execPath, [cli, 'verify', signed, '--trust', trustFile, '--quiet'], repoRoot),
       sha256sum,
@@ -198,9 +220,10 @@ async function benchPlugin(key: string, label: string, tree: BenchTree, work: st
     await archive.close()
     const sums = path.join(work, `${key}.sha256`)
     await writeFile(sums, manifest.files.map((file) => `${file.sha256.slice(7)}  ${file.path}`).join('\n') + '\n')
-    compare(`${key}.install`, `${label}: \`install\` vs \`unzip -q\` + \`sha256sum -c\``, `≤ ${key === 'tree' ? '1.0' : '2'}×, ${memoryTarget}`,
+    const sync = options.sync === true
+    compare(`${key}.install`, `${label}: \`install\` vs \`unzip -q\` + \`sha256sum -c\`${sync ? ' + `sync -f`' : ''}`, `≤ ${key === 'tree' || sync ? '1.0' : '2'}×, ${memoryTarget}`,
       () => measure(process.execPath, [cli, 'install', signed, '--data-root', oursRoot, '--trust', trustFile, '--rid', 'linux-x64', '--quiet'], work),
-      () => measureShell(`mkdir -p ${theirsDir} && unzip -q ${signed} -d ${theirsDir} && cd ${theirsDir} && sha256sum -c --quiet ${sums}`, work),
+      () => measureShell(`mkdir -p ${theirsDir} && unzip -q ${signed} -d ${theirsDir} && cd ${theirsDir} && sha256sum -c --quiet ${sums}${sync ? ' && sync -f .' : ''}`, work),
       {
         before: () => {
           rmSync(oursRoot, {recursive: true, force: true})
@@ -322,6 +345,11 @@ async function main(): Promise<void> {
   }
   if (runsCase('many')) await benchPlugin('many', '20,000 entries', await ensureSmallFilesTree(benchDir), work)
   if (runsCase('large')) await benchPlugin('large', 'one 200 MB entry', await ensureLargeEntryTree(benchDir), work)
+  // The shapes most plugins have: what is measured for each is what a user waits for.
+  const shape: PluginBench = {verify: false, sync: true, validate: true}
+  if (runsCase('js')) await benchPlugin('js', '1,000 JS modules of 50 KiB', await ensureJsModulesTree(benchDir), work, shape)
+  if (runsCase('text')) await benchPlugin('text', '19,990 text files of 512 bytes', await ensureSmallTextTree(benchDir), work, shape)
+  if (runsCase('mixed')) await benchPlugin('mixed', 'mixed (2 × 20 MiB native, 200 images, 300 modules)', await ensureMixedTree(benchDir), work, shape)
   if (runsCase('bombs')) await benchBombs(work)
   load.end = loadavg().map((value) => Number(value.toFixed(2)))
   const text = `${table()}\n\nMachine: ${machine()}; load average (1, 5, 15 min) ${load.start.join(', ')} at the start, ${load.end.join(', ')} at the end; ${rounds} rounds, medians.`

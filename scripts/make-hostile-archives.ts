@@ -571,6 +571,13 @@ const definitions: CaseDefinition[] = [
   {name: 'short-name-alias', description: 'LONGDI~1, an 8.3 short name that can alias another entry on NTFS', code: 'unsafe-entry', reason: 'short-name-alias', build: () => buildZip(named('LONGDI~1/notes.txt'))},
   {name: 'bidi-override', description: 'a right-to-left override that displays exe.txt as txt.exe', code: 'unsafe-entry', reason: 'format-character', build: () => buildZip(named('assets/report\u202etxt.exe'))},
   {name: 'zero-width-space', description: 'a zero-width space hiding inside a name', code: 'unsafe-entry', reason: 'format-character', build: () => buildZip(named('runtimes/linux-x64/sam\u200bple'))},
+  {
+    name: 'readme-lookalikes',
+    description: 'README.md beside READ\u034fME.md (a combining grapheme joiner) and README.md\ufe0f (a variation selector): three names that display as README.md',
+    code: 'unsafe-entry',
+    reason: 'format-character',
+    build: () => buildZip(plugin({name: 'README.md', data: note}, {name: 'READ\u034fME.md', data: note}, {name: 'README.md\ufe0f', data: note})),
+  },
   {name: 'invalid-utf8-name', description: 'a name flagged UTF-8 whose bytes are not UTF-8', code: 'unsafe-entry', reason: 'invalid-utf8', build: () => buildZip(named(Buffer.from([0x6e, 0x6f, 0x74, 0x65, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74])))},
 
   // The entry-path policy: file types.

@@ -211,3 +211,99 @@ export function ensureLargeEntryTree(dir: string): Promise<BenchTree> {
     files: [['bin/large', binary('large', largeEntryBytes)]],
   }))
 }
+
+const identifiers = [
+  'station', 'forecast', 'reading', 'sensor', 'options', 'value', 'result', 'request', 'response', 'client', 'logger', 'cache',
+  'handler', 'config', 'accountId', 'userName', 'timeout', 'retries', 'buffer', 'entry', 'index', 'items', 'payload', 'token',
+]
+const callees = ['fetchJson', 'parseDate', 'formatUnit', 'assert', 'emit', 'resolve', 'normalize', 'merge', 'clamp', 'debounce']
+
+/**
+ * A JavaScript module of exactly `length` bytes, as bundlers and npm packages ship them: functions,
+ * object literals, strings, numbers, JSDoc comments with documentation links, `require` and
+ * `module.exports`. Seeded, so every run writes the same bytes; no line holds a credential.
+ */
+export function jsModule(seed: string, length: number): Buffer {
+  const noise = stream(seed)(Math.max(1024, length))
+  let cursor = 0
+  const pick = <T>(list: readonly T[]): T => list[noise[cursor++ % noise.length]! % list.length]!
+  const number = (): number => (noise[cursor++ % noise.length]! << 8) | noise[cursor++ % noise.length]!
+  const lines = ["'use strict'", `const {${pick(callees)}, ${pick(callees)}} = require('./util-${number() % 97}.js')`, '']
+  let size = lines.join('\n').length
+  for (let fn = 0; size < length; fn += 1) {
+    const name = `${pick(identifiers)}${pick(callees).replace(/^./, (c) => c.toUpperCase())}${fn}`
+    const a = pick(identifiers)
+    const b = pick(identifiers)
+    const block = [
+      '/**',
+      ` * Computes the ${a} of a ${b} (${number()} at most). See https://docs.example.com/api/${name.toLowerCase()}#${number()}`,
+      ` * @param {object} ${a}`,
+      ' */',
+      `function ${name}(${a}, ${b} = {}) {`,
+      `  const ${a}Value = ${a}.${pick(identifiers)} * ${(number() / 97).toFixed(3)} + ${number() % 1000}`,
+      `  if (${b}.${pick(identifiers)} === undefined) return ${pick(callees)}(${a}Value, '${pick(identifiers)}-${number().toString(16)}')`,
+      `  for (let i = 0; i < ${a}.${pick(identifiers)}.length; i += 1) ${b}.${pick(identifiers)}.push({id: i, ${pick(identifiers)}: ${a}Value, label: "${pick(identifiers)} ${number()}"})`,
+      `  return {${a}: ${a}Value, ${b}, at: Date.now(), unit: '${pick(['C', 'F', 'K', 'hPa', '%'])}'}`,
+      '}',
+      `module.exports.${name} = ${name}`,
+      '',
+    ].join('\n')
+    lines.push(block)
+    size += block.length + 1
+  }
+  return Buffer.from(lines.join('\n'), 'utf8').subarray(0, length)
+}
+
+/** Bumped whenever the generated shapes below change, so a cached tree is rebuilt. */
+const shapesVersion = 'bench-shapes-1'
+
+/** Generates (or reuses) a plugin of 1,000 JavaScript modules of 50 KiB (51 MB): an Electron or Node.js plugin. */
+export function ensureJsModulesTree(dir: string): Promise<BenchTree> {
+  return ensureTree(path.join(dir, 'js-modules'), path.join(dir, 'js-modules.version'), shapesVersion, () => {
+    const files: [string, Buffer][] = []
+    for (let i = 0; i < 1000; i += 1) files.push([`lib/${['core', 'ui', 'net', 'data', 'util'][i % 5]}/module-${String(i).padStart(4, '0')}.js`, jsModule(`js/${i}`, 50 * 1024)])
+    return {manifest: shapeManifest('com.example.js-modules', 'JS Modules', 'lib/core/module-0000.js'), files}
+  })
+}
+
+/** Payload files of the small-text tree: with manifest.json and the four signing entries, 19,995 entries. */
+export const smallTextFiles = 19_990
+
+/** Generates (or reuses) a plugin of 19,990 text files of 512 bytes each in 200 folders: what each entry costs. */
+export function ensureSmallTextTree(dir: string): Promise<BenchTree> {
+  return ensureTree(path.join(dir, 'small-text'), path.join(dir, 'small-text.version'), shapesVersion, () => {
+    const files: [string, Buffer][] = []
+    for (let i = 0; i < smallTextFiles; i += 1) files.push([`src/part-${String(i % 200).padStart(3, '0')}/file-${String(i).padStart(5, '0')}.js`, jsModule(`text/${i}`, 512)])
+    return {manifest: shapeManifest('com.example.small-text', 'Small Text', 'src/part-000/file-00000.js'), files}
+  })
+}
+
+/**
+ * Generates (or reuses) a mixed plugin: two native libraries of 20 MiB, 200 images (already compressed,
+ * 20-120 KB) and 300 JavaScript modules (2-60 KiB).
+ */
+export function ensureMixedTree(dir: string): Promise<BenchTree> {
+  return ensureTree(path.join(dir, 'mixed'), path.join(dir, 'mixed.version'), shapesVersion, () => {
+    const files: [string, Buffer][] = [
+      ['runtimes/linux-x64/native/libengine.so', binary('mixed/so', 20 * 1024 * 1024)],
+      ['runtimes/win-x64/native/engine.dll', binary('mixed/dll', 20 * 1024 * 1024)],
+    ]
+    for (let i = 0; i < 200; i += 1) files.push([`assets/images/image-${String(i).padStart(3, '0')}.png`, compressed(`mixed/png/${i}`, 20_000 + ((i * 7919) % 100_000))])
+    for (let i = 0; i < 300; i += 1) files.push([`lib/module-${String(i).padStart(3, '0')}.js`, jsModule(`mixed/js/${i}`, 2048 + ((i * 104_729) % (58 * 1024)))])
+    return {manifest: shapeManifest('com.example.mixed', 'Mixed', 'lib/module-000.js'), files}
+  })
+}
+
+/** A manifest that passes package-level validation, for the generated shapes. */
+function shapeManifest(id: string, name: string, executable: string): object {
+  return {
+    manifestVersion: 1,
+    id,
+    name,
+    version: '1.0.0',
+    description: `${name}: a generated plugin for benchmarks.`,
+    publisher: {name: 'Example Labs', id: 'com.example'},
+    license: 'MIT',
+    entrypoints: {'linux-x64': {executable}},
+  }
+}

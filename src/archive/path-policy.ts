@@ -46,9 +46,13 @@ const deviceName = /^(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³]|conin\$|co
 // An 8.3 short name (`LONGDI~1`): on NTFS it can be another spelling of a different entry's long name,
 // so two entries may land on one file.
 const shortNameAlias = /~\d/
-// Invisible formatting characters (Unicode category Cf: bidirectional overrides, zero-width joiners and
-// spaces, soft hyphens) let a name display as another name.
-const formatCharacter = /\p{Cf}/u
+// Formatting characters (Unicode category Cf: bidirectional overrides, zero-width joiners and spaces, soft
+// hyphens) and every default-ignorable code point (the Unicode property Default_Ignorable_Code_Point: also
+// the combining grapheme joiner U+034F, variation selectors such as U+FE0F, the Hangul fillers U+115F,
+// U+1160, U+3164 and U+FFA0, tag characters, and the code points Unicode reserves as ignorable) render as
+// nothing, or change how their neighbours render, so a name holding one displays as another name. The
+// property is the regular expression engine's own, so it follows the Unicode version of the Node.js it runs on.
+const formatCharacter = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u
 
 /**
  * Judges one entry path against the entry-path policy (docs/artifact-format.md) and returns the first rule it breaks, or null when the
@@ -101,7 +105,7 @@ const problemText: Record<EntryPathProblem, string> = {
   'trailing-dot-or-space': 'has a segment ending with a dot or a space',
   'device-name': 'uses a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, CONIN$, CONOUT$)',
   'short-name-alias': 'has a segment with "~" and a digit, the shape of a Windows 8.3 short name that can alias another entry',
-  'format-character': 'contains an invisible formatting character (such as a bidirectional override or a zero-width space) that lets it display as another name',
+  'format-character': 'contains an invisible or formatting character (such as a bidirectional override, a zero-width space, a variation selector or a Hangul filler) that lets it display as another name',
 }
 
 /** A plain sentence saying why `path` was refused, naming the path (JSON-quoted, so controls stay visible). */
@@ -123,9 +127,12 @@ export function entryCollisionKey(path: string): string {
 const asciiOnly = /^[\x00-\x7f]*$/
 
 /**
- * An entry name quoted for a message: JSON string syntax, with C1 controls and bidirectional
- * overrides escaped too, so a hostile name cannot drive the terminal that prints the message.
+ * An entry name quoted for a message: JSON string syntax, with C1 controls, formatting characters
+ * (bidirectional overrides included) and default-ignorable code points escaped too, so a hostile name
+ * cannot drive the terminal that prints the message and an invisible character shows where it is.
  */
 export function quoteName(name: string): string {
-  return JSON.stringify(name).replace(/[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return JSON.stringify(name).replace(shownEscaped, (c) => c.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''))
 }
+
+const shownEscaped = /[\u0080-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}]/gu

@@ -1,13 +1,15 @@
-import {isAscii} from 'node:buffer'
 import type {SecretFinding} from '../manifest/content.js'
-import {decodeBase64Line} from '../pki/base64.js'
+import {decodeBase64} from '../pki/base64.js'
 import {keyLength} from '../pki/ed25519.js'
+import {loadCredentialRules, loadedCredentialRules, type CredentialRules, type RuleMessage} from './credential-rules.js'
+import {derPrivateKeyKind} from './der-keys.js'
+import {includesAscii, readText, textOf, type FileText} from './text-encoding.js'
 
 /**
- * What must never ship inside a plugin by accident: private keys (PEM, OpenSSH, PKCS#8, PuTTY, and this
- * toolchain's own key files), `.env` files, and credentials of well-known shapes (cloud access keys, npm,
- * GitHub and Slack tokens and more, as the maintained secretlint rule set recognises them). See
- * docs/secrets.md.
+ * What must never ship inside a plugin by accident: private keys (PEM, OpenSSH, PKCS#8, PuTTY, binary DER,
+ * and this toolchain's own key files), `.env` files, and credentials of well-known shapes (cloud access keys,
+ * npm, GitHub and Slack tokens and more, as the maintained secretlint rule set recognises them). Text is read
+ * as UTF-8 or, with a byte order mark, UTF-16, whatever its line ends. See docs/secrets.md.
  */
 
 /** Files up to this size are read for credentials; larger ones (media, native libraries) are not. */
@@ -21,19 +23,6 @@ const puttyPrivateKey = /^PuTTY-User-Key-File-\d+:/m
 const pemMarker = '-----BEGIN '
 const puttyMarker = 'PuTTY-User-Key-File-'
 
-/**
- * The credential rules, loaded on first use: a command that never looks for secrets (verify, install)
- * starts without them.
- */
-let credentialRules: Promise<(text: string, filePath: string) => ReturnType<typeof import('@secretlint/core').lintSource>> | undefined
-function loadCredentialRules() {
-  credentialRules ??= Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]).then(([{lintSource}, {creator}]) => {
-    const config = {rules: [{id: '@secretlint/secretlint-rule-preset-recommend', rule: creator}]}
-    return (text: string, filePath: string) => lintSource({source: {filePath, content: text, contentType: 'text'}, options: {config}})
-  })
-  return credentialRules
-}
-
 /** True for a `.env` file by its name, wherever it is in the tree. */
 export function isEnvironmentFile(path: string): boolean {
   return environmentFile.test(path.slice(path.lastIndexOf('/') + 1))
@@ -41,8 +30,8 @@ export function isEnvironmentFile(path: string): boolean {
 
 /**
  * Every secret found in one file of a package: by its name (`.env`), then, for a file of at most
- * {@link maxScannedBytes} that is text, by its content. Never throws: a file that cannot be judged holds
- * nothing the rules recognise.
+ * {@link maxScannedBytes}, by its content. Never throws for what a file holds: a file that cannot be judged
+ * holds nothing the rules recognise.
  */
 export function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFinding[]> {
   const scanner = new SecretScanner()
@@ -50,168 +39,150 @@ export function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFind
   return scanner.findings()
 }
 
-/** Text gathered for one run of the credential rules: many small files cost one run, not one each. */
-const batchChars = 256 * 1024
-
-/** What starts every comment that tells the credential rules to ignore lines (`secretlint-disable`, `-enable`, `-disable-line`…). */
-const directivePrefix = 'secretlint-'
-
-interface BatchedFile {
-  path: string
-  /** Offset of the file's first character in the batch. */
-  start: number
-  /** Whether a private key was already found in it by its PEM or PuTTY header. */
-  pem: boolean
-}
+/** Runs of the credential rules that may wait at once before a reader is asked to wait: each holds one file's text. */
+const maxPendingRuns = 8
 
 /**
  * Looks for secrets in the files of a package as they are read, each file's bytes handed over once
- * ({@link SecretScanner.add}, synchronous: the bytes may be reused right after). Names and key headers
- * are judged at once; text is gathered into batches for the credential rules, which run while the
- * reading goes on. {@link SecretScanner.findings} waits for the last batch.
+ * ({@link SecretScanner.add}, synchronous: the bytes may be reused right after). Names, binary keys, key
+ * headers and the keywords of the credential rules are judged at once; the rules whose keywords a file holds
+ * run on it alone, while the reading goes on. {@link SecretScanner.findings} waits for the last of them.
  */
 export class SecretScanner {
   readonly #found: SecretFinding[] = []
   readonly #runs: Promise<void>[] = []
   readonly #pending = new Set<Promise<void>>()
-  /** The batch's text as UTF-8, `#bytes` of it used: decoded once per batch, not once per file. */
-  #batch = Buffer.allocUnsafe(0)
-  #bytes = 0
-  #files: BatchedFile[] = []
-  #chars = 0
+  readonly #loading = loadCredentialRules()
+
+  constructor() {
+    // A failure to load the rules is reported by findings().
+    this.#loading.catch(() => undefined)
+  }
 
   /**
    * Judges the file `path`: its name always; its content when `bytes` are given (null: the file was
-   * too large to be read whole) and it is text of at most {@link maxScannedBytes}.
+   * too large to be read whole) and there are at most {@link maxScannedBytes} of them.
    */
   add(path: string, bytes: Uint8Array | null): void {
     if (isEnvironmentFile(path)) {
       this.#found.push({path, kind: 'environment-file', what: 'an environment file (.env), which holds the values of secrets', line: null})
       return
     }
-    if (bytes === null || bytes.byteLength > maxScannedBytes || looksBinary(bytes)) return
-    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    // An ASCII file's bytes are its text, and what is looked for here (key headers, comments for the
-    // rules) is ASCII: the same bytes in a file as in its text. So the text of a file is made only when
-    // it is needed; an ASCII file joins its batch as bytes.
-    let text = isAscii(view) ? null : view.toString('utf8')
-    const textOf = (): string => (text ??= view.toString('utf8'))
-    const pem = view.includes(pemMarker) || view.includes(puttyMarker) ? (pemPrivateKey.exec(textOf()) ?? puttyPrivateKey.exec(textOf())) : null
-    if (pem !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(textOf(), pem.index)})
-    else if (isOwnPrivateKeyFile(path, bytes)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
-    if (view.includes(directivePrefix)) {
-      // A `secretlint-disable` comment holds until the end of the text the rules are given: in a batch
-      // it would silence the files after this one. Such a file is judged alone, as if no other were read.
-      this.#start(textOf(), [{path, start: 0, pem: pem !== null}])
+    if (bytes === null || bytes.byteLength > maxScannedBytes) return
+    const binaryKey = derPrivateKeyKind(bytes)
+    if (binaryKey !== null) {
+      this.#found.push({path, kind: 'private-key', what: `a private key in binary form (${binaryKey})`, line: null})
       return
     }
-    this.#files.push({path, start: this.#chars, pem: pem !== null})
-    // Other text goes in as the UTF-8 of its text, which decodes to that text again, whatever the file held.
-    const length = text === null ? view.length : Buffer.byteLength(text)
-    this.#reserve(length + 2)
-    this.#bytes += text === null ? view.copy(this.#batch, this.#bytes) : this.#batch.write(text, this.#bytes, 'utf8')
-    // Two newlines between files: no rule reads one file's last line as part of the next one's first.
-    this.#bytes += this.#batch.write('\n\n', this.#bytes, 'latin1')
-    this.#chars += (text === null ? view.length : text.length) + 2
-    if (this.#chars >= batchChars) this.#run()
+    const text = readText(bytes)
+    if (text !== null) this.#judgeText(path, text)
   }
 
-  /** Makes room for `bytes` more in the batch. */
-  #reserve(bytes: number): void {
-    if (this.#bytes + bytes <= this.#batch.length) return
-    const grown = Buffer.allocUnsafe(Math.max(this.#bytes + bytes, batchChars + 2 * 1024, this.#batch.length * 2))
-    this.#batch.copy(grown, 0, 0, this.#bytes)
-    this.#batch = grown
+  #judgeText(path: string, file: FileText): void {
+    const rules = loadedCredentialRules()
+    if (rules === undefined) {
+      // Until the rules are loaded (the first files): the text is kept, and judged once they are.
+      const text = textOf(file)
+      const kept: FileText = {kind: 'text', text}
+      this.#start(this.#loading.then((loaded) => this.#lint(loaded, loaded.rulesFor(kept, path), text, path, this.#judgeKeys(path, text))))
+      return
+    }
+    // Most text holds no key marker and no keyword of any rule: it is never decoded, nothing runs.
+    const indices = rules.rulesFor(file, path)
+    const markers = includesAscii(file, pemMarker) || includesAscii(file, puttyMarker) || isOwnKeyName(path)
+    if (indices.length === 0 && !markers) return
+    const text = textOf(file)
+    const pem = markers && this.#judgeKeys(path, text)
+    if (indices.length > 0) this.#start(this.#lint(rules, indices, text, path, pem))
   }
 
-  /** Every secret found, sorted by path and line, once the credential rules are done with every batch. */
+  /** Records a private key found in a file's text by its PEM or PuTTY header, or as keygen writes it; true for a header. */
+  #judgeKeys(path: string, text: string): boolean {
+    const header = pemPrivateKey.exec(text) ?? puttyPrivateKey.exec(text)
+    if (header !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(text, header.index)})
+    else if (isOwnPrivateKeyFile(path, text)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
+    return header !== null
+  }
+
+  /** Every secret found, sorted by path and line, once the credential rules are done with every file. */
   async findings(): Promise<SecretFinding[]> {
-    this.#run()
+    // Not finding the rules is a broken installation, not a clean package: that failure is not swallowed.
+    await this.#loading
     await Promise.all(this.#runs)
     return [...this.#found].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)))
   }
 
   /**
-   * A promise that resolves once at most one batch is waiting for the credential rules, or undefined when
-   * that is already so. A reader that can wait awaits it
-   * after each {@link SecretScanner.add}, so that the text held does not grow when reading outpaces the rules.
+   * A promise that resolves once few enough runs of the credential rules wait, or undefined when that is
+   * already so. A reader that can wait awaits it after each {@link SecretScanner.add}, so that the text held
+   * does not grow when reading outpaces the rules.
    */
   room(): Promise<void> | undefined {
-    return this.#pending.size > 1 ? this.#waitForRoom() : undefined
+    return this.#pending.size > maxPendingRuns ? this.#waitForRoom() : undefined
   }
 
   async #waitForRoom(): Promise<void> {
-    while (this.#pending.size > 1) await Promise.race(this.#pending)
+    while (this.#pending.size > maxPendingRuns) await Promise.race(this.#pending)
   }
 
-  #run(): void {
-    if (this.#files.length === 0) return
-    const text = this.#batch.toString('utf8', 0, this.#bytes)
-    const files = this.#files
-    this.#bytes = 0
-    this.#files = []
-    this.#chars = 0
-    this.#start(text, files)
-  }
-
-  /** Starts a run of the credential rules over `text`, which holds `files`. */
-  #start(text: string, files: readonly BatchedFile[]): void {
-    const run = this.#lint(text, files)
+  #start(run: Promise<void>): void {
     // A failing run is reported by findings(); here it only stops taking room.
     const pending: Promise<void> = run.catch(() => undefined).finally(() => this.#pending.delete(pending))
     this.#pending.add(pending)
     this.#runs.push(run)
   }
 
-  async #lint(text: string, files: readonly BatchedFile[]): Promise<void> {
-    // Not finding the rules is a broken installation, not a clean package: that failure is not swallowed.
-    const lint = await loadCredentialRules()
-    let messages
+  /** Runs the rules `indices` on one file's text and records what they find (`pem`: a key header was found in it). */
+  async #lint(rules: CredentialRules, indices: readonly number[], text: string, path: string, pem: boolean): Promise<void> {
+    if (indices.length === 0) return
+    let messages: RuleMessage[]
     try {
-      messages = (await lint(text, files[0]!.path)).messages
+      messages = await rules.run(indices, text, path)
     } catch {
       // A rule that fails on strange text finds nothing in it.
       return
     }
-    for (const message of messages) {
-      const file = files[fileAt(files, message.range[0])]!
-      const line = lineAt(text, message.range[0], file.start)
-      const privateKey = message.ruleId.endsWith('privatekey')
-      // The private-key rule repeats what the header check says more precisely; two rules matching one
-      // line (an npm token in an .npmrc) are one mistake.
-      if (file.pem && privateKey) continue
-      if (this.#found.some((found) => found.path === file.path && found.line === line)) continue
-      this.#found.push({path: file.path, kind: privateKey ? 'private-key' : 'credential', what: describeRule(message.ruleId, message.messageId), line})
+    for (const finding of credentialFindings(path, text, messages, pem)) {
+      if (!this.#found.some((found) => found.path === path && found.line === finding.line)) this.#found.push(finding)
     }
   }
 }
 
-/** Index of the file of a batch that holds character `offset`. */
-function fileAt(files: readonly BatchedFile[], offset: number): number {
-  let low = 0
-  let high = files.length - 1
-  while (low < high) {
-    const middle = (low + high + 1) >> 1
-    if (files[middle]!.start <= offset) low = middle
-    else high = middle - 1
+/**
+ * The findings the credential rules' messages make in the file `path`, one per line: the private-key rule is
+ * left out where a key header was found (`pem`: that finding says it more precisely), and two rules matching
+ * one line (an npm token in an .npmrc) are one mistake.
+ */
+function credentialFindings(path: string, text: string, messages: readonly RuleMessage[], pem: boolean): SecretFinding[] {
+  // The rules read the text without a leading byte order mark.
+  const shift = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  const findings: SecretFinding[] = []
+  for (const message of messages) {
+    const line = lineAt(text, message.range[0] + shift)
+    const privateKey = message.ruleId.endsWith('privatekey')
+    if ((pem && privateKey) || findings.some((found) => found.line === line)) continue
+    findings.push({path, kind: privateKey ? 'private-key' : 'credential', what: describeRule(message.ruleId, message.messageId), line})
   }
-  return low
+  return findings
 }
 
-/** A key file as keygen writes it, named `*.key`: one line of base64 of a 32-byte Ed25519 seed. */
-function isOwnPrivateKeyFile(path: string, bytes: Uint8Array): boolean {
-  return path.toLowerCase().endsWith('.key') && bytes.byteLength <= 64 && decodeBase64Line(bytes, keyLength) !== null
+/**
+ * A key file as keygen writes it, named `*.key`: one line of base64 of a 32-byte Ed25519 seed, ended by a
+ * line end of either kind or none.
+ */
+function isOwnPrivateKeyFile(path: string, text: string): boolean {
+  if (!isOwnKeyName(path) || text.length > 64) return false
+  return decodeBase64(text.replace(/(?:\r\n|\n|\r)$/, ''), keyLength) !== null
 }
 
-/** A NUL byte among the first 8 KiB: a binary file, whose bytes are not read as text. */
-function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8192).includes(0)
+function isOwnKeyName(path: string): boolean {
+  return path.toLowerCase().endsWith('.key')
 }
 
-/** The 1-based line of character `offset` of `text`, counting from character `from`. */
-function lineAt(text: string, offset: number, from = 0): number {
+/** The 1-based line of character `offset` of `text`. */
+function lineAt(text: string, offset: number): number {
   let line = 1
-  for (let index = text.indexOf('\n', from); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) line++
+  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) line++
   return line
 }
 

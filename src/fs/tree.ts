@@ -39,11 +39,10 @@ const digestConcurrency = 4
  * one once through SHA-256 (opened without following a link that replaced it after the listing).
  */
 export async function readTree(root: string, options: ReadTreeOptions): Promise<Tree> {
-  const {signal} = options
   const found: Array<{name: string; absolute: string}> = []
   const unexpected: string[] = []
   const walk = async (dir: string, prefix: string): Promise<void> => {
-    throwIfCancelled(signal)
+    throwIfCancelled(options.signal)
     const entries = await readdir(dir, {withFileTypes: true})
     for (const entry of entries) {
       const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`
@@ -55,6 +54,16 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
     }
   }
   await walk(root, '')
+  return {files: await readFiles(found, options), unexpected: unexpected.sort()}
+}
+
+/**
+ * Sizes and, with `digests`, SHA-256 of regular files (each opened without following a link that replaced
+ * it), a few at a time, by `/`-separated path in path order; `inspect` sees the bytes of each small one.
+ * Once `signal` is aborted, the next file or chunk is not read.
+ */
+export async function readFiles(found: readonly {name: string; absolute: string}[], options: Omit<ReadTreeOptions, 'exclude'>): Promise<Map<string, TreeFile>> {
+  const {signal} = options
   const sizes = new Map<string, TreeFile>()
   let next = 0
   const worker = async (): Promise<void> => {
@@ -72,8 +81,7 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
     }
   }
   await Promise.all(Array.from({length: Math.min(digestConcurrency, found.length)}, worker))
-  const files = new Map([...sizes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  return {files, unexpected: unexpected.sort()}
+  return new Map([...sizes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 /** The bytes of one regular file, read whole; a symbolic link that replaced it is not followed. */

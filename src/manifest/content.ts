@@ -18,6 +18,19 @@ export interface PackageContent {
   files: ReadonlyMap<string, ContentFile>
   /** Secrets found in the files, when whoever read them looked (a package must not ship any). */
   secrets?: readonly SecretFinding[]
+  /** For a source folder: every reason `pack` would refuse it (its entries, its limits). */
+  refusals?: readonly SourceRefusal[]
+}
+
+/** Why a source folder cannot be packed as it is: what `pack` refuses it with, and `validate` reports. */
+export interface SourceRefusal {
+  code: 'source-entry-rejected' | 'limit-exceeded'
+  /** A plain sentence naming the entry or the limit, and what to do. */
+  message: string
+  /** The package path of the entry the refusal is about, or null for the folder as a whole. */
+  path: string | null
+  /** What pack's error carries: `reason` for an entry, `limit` and `value` for a limit, `path`. */
+  details: Record<string, unknown>
 }
 
 /** What kind of secret a file holds. */

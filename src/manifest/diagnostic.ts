@@ -50,6 +50,8 @@ export const diagnosticCodes = [
   'manifest-missing',
   // a package shipping a private key, an environment file or a credential
   'secret-detected',
+  // a source folder pack would refuse for one of its entries (its limits are limit-exceeded)
+  'source-entry-rejected',
   // pack's own warnings
   'source-looks-like-debug-build',
   'large-file',

@@ -1,16 +1,17 @@
 import path from 'node:path'
-import {ArchiveError, isArchiveError} from '../archive/errors.js'
+import {isArchiveError} from '../archive/errors.js'
+import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {cancellable, throwIfCancelled} from '../cancellation.js'
-import {SizeTally, manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
 import {SecretScanner, maxScannedBytes} from '../artifact/secrets.js'
+import {judgeSourceTree, packedManifestRefusal, type SourceFile} from '../artifact/source-tree.js'
 import {unsignedManifestOf} from '../artifact/trailer.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
 import {checkOutputFree, resolveOutputFile, withOutputs} from '../fs/output.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchiveBody, type ArchiveBody, type WriterEntry, type WrittenEntry} from '../archive/writer.js'
-import type {PackageContent, SecretFinding} from '../manifest/content.js'
+import type {PackageContent, SecretFinding, SourceRefusal} from '../manifest/content.js'
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {levelIncludes, type Level} from '../manifest/levels.js'
 import type {ValidationReport} from '../manifest/report.js'
@@ -18,10 +19,9 @@ import {validateManifest} from '../manifest/validate.js'
 import {signingEntryNames} from '../model/signing-files.js'
 import {entryNameOf} from '../model/entry-name.js'
 import type {FileDigest, Manifest} from '../model/manifest.js'
-import {collectSourceFiles, type SourceFile} from './collect.js'
 import {PackError} from './errors.js'
 import {hashSourceFiles, type HashProgress} from './hash.js'
-import {deriveLanguages, languageSetsDiffer} from './languages.js'
+import {deriveLanguages, languageSetsDiffer} from '../manifest/languages.js'
 import {renderPackedManifest} from '../manifest/packed-manifest.js'
 
 /** Options of {@link pack}. */
@@ -130,8 +130,10 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   const output = await resolveOutputFile(options.output ?? fileName, fileName, options.cwd)
   if (!options.dryRun) await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
-  const collected = await collectSourceFiles(root, {exclude: [output], signal})
-  enforceLimits(collected.files, limits)
+  const collected = await judgeSourceTree(root, {exclude: [output], limits, signal})
+  // The folder's first refusal, in the order the judgement meets them; the packed manifest is measured before a byte is read.
+  const refusal = collected.refusals[0] ?? packedManifestRefusal(manifest as unknown as Record<string, unknown>, collected.files, limits)
+  if (refusal) throw packErrorOfRefusal(refusal)
   const scanner = new SecretScanner()
   const scanned = new Set<string>()
   const sourceOf = (file: SourceFile) => ({
@@ -207,7 +209,6 @@ type JudgedPack = Omit<PackResult, 'sha256' | 'bytes' | 'dryRun' | 'problems' | 
  * Everything a pack reports but the artifact's own size and digest: the packed manifest (with
  * `files[]` from the digests of what was read and the derived `languages`), the warnings, and the
  * refusal when the package holds a secret that was not allowed or fails the level asked for.
- * Refuses a packed manifest over the limit at once.
  */
 async function judgePack(facts: PackFacts): Promise<{result: JudgedPack; refusal: {error: PackError; problems: Diagnostic[]} | null}> {
   const {manifest, files, limits} = facts
@@ -218,13 +219,8 @@ async function judgePack(facts: PackFacts): Promise<{result: JudgedPack; refusal
     warnings.push(packWarning('languages-recomputed', `languages ${JSON.stringify(declared)} were replaced by ${JSON.stringify(languages)}, derived from Localization/**/*.resx.`, '/languages'))
   }
   const listed: FileDigest[] = files.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
-  const manifestText = renderPackedManifest(manifest, {files: listed, ...(languages.length > 0 ? {languages} : {})})
-  const manifestBytes = Buffer.from(manifestText, 'utf8')
-  if (manifestBytes.length > limits.maxManifestBytes) {
-    throw new PackError('limit-exceeded', `The packed manifest.json would be ${manifestBytes.length} bytes, over the ${limits.maxManifestBytes}-byte limit.`, {
-      details: {limit: 'maxManifestBytes', value: manifestBytes.length},
-    })
-  }
+  // Its size was judged before the files were read (packedManifestRefusal): every digest has one length.
+  const manifestBytes = Buffer.from(renderPackedManifest(manifest, {files: listed, ...(languages.length > 0 ? {languages} : {})}), 'utf8')
   const allowed = new Set((facts.options.allowSecrets ?? []).map(packagePathOf))
   const refused = facts.secrets.filter((secret) => !allowed.has(secret.path))
   const level = facts.options.level ?? 'development'
@@ -346,37 +342,9 @@ async function readSourceManifest(file: string): Promise<Uint8Array> {
   }
 }
 
-/** Which limit each archive reason names, for a pack caller. */
-const limitOfReason: Readonly<Record<string, keyof ArchiveLimits>> = {
-  'entry-too-large': 'maxEntryBytes',
-  'total-too-large': 'maxTotalBytes',
-}
-
-/**
- * Refuses a tree the readers would refuse before a byte is read, with the archive
- * layer's own checks, reported as `PackError` naming the limit and the path.
- */
-function enforceLimits(files: readonly SourceFile[], limits: ArchiveLimits): void {
-  // The manifest, and room for the certificate entries sign adds: a packed artifact can always be signed.
-  const entries = files.length + 1 + signingEntryNames.length
-  if (entries > limits.maxEntries) {
-    throw new PackError(
-      'limit-exceeded',
-      `The plugin has ${files.length} files; with manifest.json and the ${signingEntryNames.length} certificate entries signing adds, its artifact would hold ${entries} entries, over the limit of ${limits.maxEntries}. Leave files out (.svcpluginignore) or combine them.`,
-      {details: {limit: 'maxEntries', value: entries}},
-    )
-  }
-  try {
-    const tally = new SizeTally(limits)
-    for (const file of files) tally.add(file.name, file.size)
-  } catch (error) {
-    if (!(error instanceof ArchiveError)) throw error
-    const {reason, entry, actual} = error.details as {reason: string; entry?: string; actual?: number}
-    throw new PackError('limit-exceeded', error.message, {
-      cause: error,
-      details: {limit: limitOfReason[reason] ?? reason, ...(entry === undefined ? {} : {path: entry}), value: actual},
-    })
-  }
+/** A refusal of the source folder as pack's error. */
+function packErrorOfRefusal(refusal: SourceRefusal): PackError {
+  return new PackError(refusal.code, refusal.message, {details: refusal.details})
 }
 
 function packWarning(code: Diagnostic['code'], message: string, pointer: string | null): Diagnostic {

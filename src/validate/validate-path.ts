@@ -1,7 +1,10 @@
 import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {ArchiveError} from '../archive/errors.js'
+import {resolveLimits} from '../archive/limits.js'
+import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
+import {packedManifestRefusal} from '../artifact/source-tree.js'
 import {validateArtifact} from '../artifact/validate-artifact.js'
 import {InputFileError, inputError, readInputFile} from '../fs/input.js'
 import type {PackageContent} from '../manifest/content.js'
@@ -41,6 +44,8 @@ export interface ValidatePathOptions {
    * range, against which the plugin's `compatibility` is judged (`incompatible`) as an install would.
    */
   host?: {rid?: string; hostVersion?: string; protocol?: ProtocolRange}
+  /** The archive limits an artifact is judged by, and a folder's future artifact (default: the readers' limits). */
+  limits?: Partial<ArchiveLimits>
   /** Cancels reading an artifact or a folder's content: it rejects with an error named `AbortError` (code `cancelled`). */
   signal?: AbortSignal | undefined
 }
@@ -68,7 +73,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   const kind = selected[0] === undefined ? 'manifest' : selected[0] === 'path' ? await detectKind(path.resolve(cwd, subject.path as string), subject.path as string) : selected[0]
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
   if (kind === 'artifact') {
-    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given, signal: options.signal}).catch(async (error: unknown) => {
+    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given, signal: options.signal, ...(options.limits ? {limits: options.limits} : {})}).catch(async (error: unknown) => {
       throw selected[0] === 'artifact' ? await withManifestHint(error, path.resolve(cwd, given), given) : error
     })
   }
@@ -80,7 +85,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   let content: PackageContent | undefined
   let host: HostContext | undefined
   if (read.ok && member(read.value, 'manifestVersion') === supportedManifestVersion) {
-    if (levelIncludes(level, 'package')) content = await readFolderContent(root, {digests: Array.isArray(member(read.value, 'files')), secrets: true, signal: options.signal})
+    if (levelIncludes(level, 'package')) content = await readPackage(root, read.value, {digests: Array.isArray(member(read.value, 'files')), limits: options.limits, signal: options.signal})
     host = {
       rid: options.host?.rid ?? hostRid(),
       ...(options.host?.hostVersion === undefined && options.host?.protocol === undefined
@@ -90,6 +95,16 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
     }
   }
   return validateDocument(read, {level, file, subjectKind: kind satisfies SubjectKind, subjectPath: given, content, host})
+}
+
+/**
+ * A folder's package content judged as pack judges it: its files, their secrets, and every refusal pack would
+ * make of it, the size of the manifest it would pack last (as pack measures it, after the entries).
+ */
+async function readPackage(root: string, manifest: Record<string, unknown>, options: {digests: boolean; limits: Partial<ArchiveLimits> | undefined; signal: AbortSignal | undefined}): Promise<PackageContent> {
+  const content = await readFolderContent(root, {digests: options.digests, secrets: true, signal: options.signal, ...(options.limits ? {limits: options.limits} : {})})
+  const packed = packedManifestRefusal(manifest, [...content.files].map(([name, file]) => ({name, size: file.size})), resolveLimits(options.limits))
+  return packed === null ? content : {...content, refusals: [...(content.refusals ?? []), packed]}
 }
 
 /** For `--artifact` naming a JSON file: the reader's refusal, with the hint that `--manifest` was meant. */

@@ -128,6 +128,48 @@ describe('entryCollisionKey', () => {
   })
 })
 
+/**
+ * Default_Ignorable_Code_Point as DerivedCoreProperties.txt lists it (unchanged from Unicode 15.1 to 17.0):
+ * the table the engine's property is checked against, so the test does not take the engine's word for it.
+ */
+const defaultIgnorableRanges: [number, number][] = [
+  [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f],
+  [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0], [0xfff0, 0xfff8], [0x1bca0, 0x1bca3], [0x1d173, 0x1d17a], [0xe0000, 0xe0fff],
+]
+const defaultIgnorable = defaultIgnorableRanges.flatMap(([first, last]) => Array.from({length: last - first + 1}, (_, i) => String.fromCodePoint(first + i)))
+
+describe('checkEntryPath on names that display as another name', () => {
+  it("the engine's Default_Ignorable_Code_Point is the table's, code point for code point", () => {
+    const engine: string[] = []
+    const property = /\p{Default_Ignorable_Code_Point}/u
+    for (let code = 0; code <= 0x10ffff; code++) if ((code < 0xd800 || code > 0xdfff) && property.test(String.fromCodePoint(code))) engine.push(String.fromCodePoint(code))
+    assert.deepEqual(engine, defaultIgnorable)
+  })
+  it('refuses every default-ignorable code point, in every position of a segment, in archive and source paths', () => {
+    // Around the segment's start, inside it, before its extension, at its end, as the whole segment, in a folder's name.
+    const spellings = (c: string) => [`${c}README.md`, `READ${c}ME.md`, `README${c}.md`, `README.md${c}`, `docs/${c}/README.md`, `docs/README.md${c}`, `do${c}cs/README.md`, `${c}`]
+    for (const character of defaultIgnorable) {
+      for (const name of spellings(character)) {
+        assert.equal(checkEntryPath(name), 'format-character', JSON.stringify(name))
+        assert.equal(checkEntryPath(name.replaceAll('/', '\\'), {source: true}), 'format-character', JSON.stringify(name))
+        const shown = describeEntryPathProblem(name, 'format-character')
+        assert.ok(!shown.includes(character) && shown.includes(`\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`), shown)
+      }
+    }
+  })
+  it('refuses every other formatting character (Unicode category Cf) too', () => {
+    for (let code = 0; code <= 0x10ffff; code++) {
+      const character = String.fromCodePoint(code)
+      if (!/\p{Cf}/u.test(character)) continue
+      for (const name of [`${character}a.txt`, `a${character}.txt`, `a.txt${character}`]) assert.equal(checkEntryPath(name), 'format-character', JSON.stringify(name))
+    }
+  })
+  it('accepts visible neighbours of the property: a combining accent, Hangul letters, the ideographic space, a hyphen, an emoji', () => {
+    for (const name of ['caf\u0065\u0301.txt', '\u1100\u1161.txt', 'a\u3000b.txt', 'emoji-\u{1f600}.txt', 'a\u2010b.txt']) assert.equal(checkEntryPath(name), null, name)
+  })
+})
+
 describe('describeEntryPathProblem', () => {
   it('names the path with its control characters escaped', () => {
     assert.equal(describeEntryPathProblem('a\u001b[31m.txt', 'control-character'), 'The path "a\\u001b[31m.txt" contains a NUL or control character.')

@@ -5,7 +5,7 @@ import {describe, it} from 'node:test'
 import {install} from '../../src/install/install.js'
 import {readManifest} from '../../src/manifest/read-manifest.js'
 import {validateManifest} from '../../src/manifest/validate.js'
-import {deriveLanguages} from '../../src/pack/languages.js'
+import {deriveLanguages} from '../../src/manifest/languages.js'
 import {createSigner, testNow} from './helpers/artifacts.js'
 import {inWorkspace, installError} from './helpers/workspace.js'
 

@@ -17,6 +17,7 @@ import {idIsAPluginId} from './id-is-a-plugin-id.js'
 import {languagesAreWellFormed} from './languages-are-well-formed.js'
 import {nameIsDisplayable} from './name-is-displayable.js'
 import {packageHoldsNoSecrets} from './package-holds-no-secrets.js'
+import {packageIsPackable} from './package-is-packable.js'
 import {permissionsAreKnown} from './permissions-are-known.js'
 import {permissionsAreNotBlank} from './permissions-are-not-blank.js'
 import {permissionsAreUnique} from './permissions-are-unique.js'
@@ -61,6 +62,7 @@ export const rules: readonly Rule[] = [
   iconIsPacked,
   declaredFilesMatchContent,
   fileDigestsAreDeclared,
+  packageIsPackable,
   packageHoldsNoSecrets,
   publicationMetadataIsPresent,
 ]
