@@ -10,6 +10,8 @@ export default class Install extends BaseCommand<typeof Install> {
 
 With --revocations, the root-signed revocation list (revocations.json, its revocations.sig beside it) must verify under --trust, must not be past its nextUpdate (unless --allow-stale-revocations) and must not be older than the newest list this data root has seen (revocation-list-rollback, recorded in <data-root>/plugins/_revocations.json); a revoked artifact is refused (signature-revoked, verdict Revoked).
 
+A signature made by this version of sign also covers the container, every byte of the archive file (containerDigest in the signed manifest); an artifact signed without it installs with the warning container-unsigned, or is refused with --require-container-signature (signature-invalid, reason container-unsigned).
+
 Without --host-version the host counts as a development build (0.0.0-dev): the plugin's compatibility.svc range is not checked (warning svc-compatibility-unchecked).
 
 Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 usage error, 3 the artifact, the trust store or the revocation list cannot be read.`
@@ -39,6 +41,10 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     'allow-unsigned': Flags.boolean({description: 'Install an unsigned artifact (never one with a broken signature).', default: false}),
     revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate instead of refusing the install.', default: false}),
+    'require-container-signature': Flags.boolean({
+      description: 'Refuse a signed artifact whose signature does not cover its container (signed without containerDigest) instead of installing it with the warning container-unsigned.',
+      default: false,
+    }),
     'expect-id': Flags.string({description: 'Refuse (id-mismatch) unless the artifact is this plugin id.', helpValue: '<id>'}),
     'expect-version': Flags.string({description: 'Refuse (version-mismatch) unless the artifact is this version.', helpValue: '<version>'}),
     'expect-sha256': Flags.string({description: 'Refuse (artifact-digest-mismatch) unless the artifact file has this SHA-256, as the store published it.', helpValue: '<hex>'}),

@@ -6,7 +6,8 @@
  *   npx tsx scripts/docs-example.ts            print the blocks
  *   npx tsx scripts/docs-example.ts --write    update docs/signing.md and docs/revocation.md in place
  */
-import {manifestRead} from '../src/artifact/contents.js'
+import {containerClaim, containerRanges} from '../src/artifact/container.js'
+import {withArtifact} from '../src/artifact/open.js'
 import {existsSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
@@ -18,8 +19,7 @@ import {certificateMessage, parseCertificate} from '../src/pki/certificate.js'
 import {computeArtifactDigest, sha256Hex, signatureMessage} from '../src/artifact/digest.js'
 import {publicKeyOf, sign} from '../src/pki/ed25519.js'
 import {createRevocationList, publicKeyFingerprint, revoke, type RevocationList} from '../src/revocation/list.js'
-import {signContents} from '../src/signing/sign.js'
-import {unsignedManifestOf} from '../src/artifact/trailer.js'
+import {signArtifact} from '../src/signing/sign-artifact.js'
 import type {TrustStore} from '../src/pki/trust.js'
 
 /** The fixed inputs of the worked example. */
@@ -81,6 +81,34 @@ export interface WorkedExample {
   writeSource(dir: string): Promise<void>
 }
 
+/** What the example reads back from the signed file: the manifest, the certificate entries, where the zeroed ranges lie. */
+interface SealedManifest {
+  manifest: Uint8Array
+  chainEntries: Map<string, Uint8Array>
+  /** The four ranges the container digest zeroes, one line each: what, first byte, last byte (file offsets). */
+  ranges: string
+}
+
+/** Reads the signed artifact's manifest, certificate entries and container ranges, found as a verifier finds them. */
+async function readSealedManifest(file: string): Promise<SealedManifest> {
+  return withArtifact(file, {}, async (artifact) => {
+    const entry = artifact.archive.get('manifest.json')!
+    const manifest = artifact.manifest!.bytes
+    const chainEntries = new Map<string, Uint8Array>()
+    for (const name of ['certificate.json', 'certificate.sig']) chainEntries.set(name, await artifact.archive.readEntry(artifact.archive.get(name)!))
+    const location = artifact.archive.locate(entry)
+    const [hex, value, localCrc, centralCrc] = containerRanges(containerClaim(manifest)!, location)
+    const lines = [
+      `manifest.json: local header at ${location.localHeader}, data at ${location.data} (${manifest.length} bytes, stored), central record at ${location.centralRecord}`,
+      ...([['containerDigest hex digits', hex], ['signature value', value], ['CRC-32 in the local header', localCrc], ['CRC-32 in the central record', centralCrc]] as const).map(
+        ([what, range]) => `${what}: bytes ${range!.start} to ${range!.start + range!.length - 1} (${range!.length})`,
+      ),
+      `file: ${artifact.size} bytes`,
+    ]
+    return {manifest, chainEntries, ranges: `${lines.join('\n')}\n`}
+  })
+}
+
 /**
  * The certificate JSON of the example, written by hand in the layout `issueCertificate` uses
  * (2-space indent, members in the documented order, one `\n` at the end), so that its id and times are fixed.
@@ -110,7 +138,7 @@ export function exampleCertificateJson(publicKeyBase64: string): string {
   ].join('\n')
 }
 
-/** Builds the worked example with the library: pack (dry run), hand-written certificate signed by the root, signContents. */
+/** Builds the worked example with the library: a hand-written certificate signed by the root, `pack` and `sign` to real files. */
 export async function buildWorkedExample(): Promise<WorkedExample> {
   const inputs = exampleInputs
   const rootSeed = new Uint8Array(Buffer.from(inputs.rootSeedHex, 'hex'))
@@ -132,34 +160,41 @@ export async function buildWorkedExample(): Promise<WorkedExample> {
     }
   }
 
+  // Packed and signed as real files, as `pack` and `sign` do: the container digest is a digest of a file.
   const scratch = await mkdtemp(path.join(tmpdir(), 'svc-plugin-docs-example-'))
   let packedManifest: Uint8Array
   let payload: ReadonlyMap<string, {size: number; sha256: string}>
+  let signed: Awaited<ReturnType<typeof signArtifact>>
+  let sealed: SealedManifest
   try {
     const source = path.join(scratch, 'source')
     await mkdir(source)
     await writeSource(source)
-    const packed = await pack(source, {dryRun: true, cwd: scratch})
+    const packed = await pack(source, {cwd: scratch, output: path.join(scratch, 'packed.svcPlugin')})
     packedManifest = packed.manifest
     payload = packed.digests
+    signed = await signArtifact({
+      artifact: packed.path,
+      output: path.join(scratch, 'signed.svcPlugin'),
+      privateKey: publisherSeed,
+      certificate: {json: certificateJson, sig: certificateSig},
+      now: new Date(inputs.signedAt),
+    })
+    sealed = await readSealedManifest(signed.output)
   } finally {
     await rm(scratch, {recursive: true, force: true})
   }
 
-  const signedAt = new Date(inputs.signedAt)
-  const signed = signContents(
-    {manifest: manifestRead(packedManifest), files: payload, signingFiles: new Map()},
-    {privateKey: publisherSeed, certificate: {json: certificateJson, sig: certificateSig}, now: signedAt},
-  )
-  const signedText = Buffer.from(signed.manifest).toString('utf8')
+  const signedText = Buffer.from(sealed.manifest).toString('utf8')
   const trailerAt = signedText.lastIndexOf(',"signature":{"algorithm":"')
   const signatureValue = /"value":"([^"]+)"/.exec(signedText.slice(trailerAt))?.[1] ?? ''
+  const unsigned = Buffer.from(`${signedText.slice(0, trailerAt)}}`, 'utf8')
 
   // P and the signature message, as the signer built them, rebuilt here only to print them:
-  // signContents returns SHA-256(P), and the test checks that this text hashes to it.
+  // signArtifact returns SHA-256(P), and the test checks that this text hashes to it.
   const files = new Map(payload)
-  for (const [name, bytes] of signed.chainEntries) files.set(name, {size: bytes.length, sha256: `sha256:${sha256Hex(bytes)}`})
-  const digest = computeArtifactDigest({unsignedManifest: unsignedManifestOf(packedManifest), files})
+  for (const [name, bytes] of sealed.chainEntries) files.set(name, {size: bytes.length, sha256: `sha256:${sha256Hex(bytes)}`})
+  const digest = computeArtifactDigest({unsignedManifest: unsigned, files})
   if (digest.sha256 !== signed.artifactDigest) throw new Error('The rebuilt digest text does not hash to the digest the signer signed.')
   const message = signatureMessage({keyId: signed.certificateId, signedAt: signed.signedAt, artifactDigestHex: digest.sha256})
 
@@ -173,7 +208,7 @@ export async function buildWorkedExample(): Promise<WorkedExample> {
     ['publisher-key-file', base64Line(publisherSeed)],
     ['publisher-public-key-file', base64Line(publisherPublic)],
     ['certificate-json', Buffer.from(certificateJson).toString('utf8')],
-    ['certificate-sig', Buffer.from(signed.chainEntries.get('certificate.sig') as Uint8Array).toString('utf8')],
+    ['certificate-sig', Buffer.from(sealed.chainEntries.get('certificate.sig') as Uint8Array).toString('utf8')],
     ['source-manifest', inputs.sourceManifest],
     ...inputs.sourceFiles.map((file): [string, string] => [file.block, file.content]),
     ['packed-manifest', Buffer.from(packedManifest).toString('utf8')],
@@ -183,6 +218,8 @@ export async function buildWorkedExample(): Promise<WorkedExample> {
     ['signature-value', line(signatureValue)],
     ['trailer', signedText.slice(trailerAt)],
     ['signed-manifest', signedText],
+    ['container-digest', line(signed.containerDigest.slice('sha256:'.length))],
+    ['container-ranges', sealed.ranges],
   ])
 
   // docs/revocation.md: the certificate superseded, then the publisher key revoked for key-compromise.
@@ -211,7 +248,7 @@ export async function buildWorkedExample(): Promise<WorkedExample> {
     publisherSeed,
     trustStore,
     certificate: {json: certificateJson, sig: certificateSig},
-    signedAt,
+    signedAt: new Date(inputs.signedAt),
     writeSource,
   }
 }

@@ -12,6 +12,7 @@ export {SvcPluginError, isSvcPluginError} from './errors.js'
 export {CancelledError, type CancelledErrorCode} from './cancellation.js'
 export {ArchiveError, isArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails, type ArchiveErrorReason} from './archive/errors.js'
 export {InputFileError, type InputFileErrorCode} from './fs/input.js'
+export {classifyInput, InputKindError, type InputKind, type InputKindErrorCode} from './artifact/input-kind.js'
 export {LockError} from './fs/lock.js'
 export {OutputError, type OutputErrorCode} from './fs/output.js'
 export {removeTemporaryFilesSync} from './fs/temporary-files.js'
@@ -38,7 +39,7 @@ export {readManifest, type ReadManifestResult} from './manifest/read-manifest.js
 // ── Verification (hosts and stores): one artifact, one verdict ──────────────────────────────────────────
 export {verifyArtifact, verifyArtifactFile, type VerifyArtifactOptions} from './signing/verify-artifact.js'
 export type {VerifyOptions} from './signing/verify.js'
-export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, type VerifyProblem} from './signing/result.js'
+export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, type VerifyProblem, type VerifyWarning} from './signing/result.js'
 export type {Certificate, CertificateSubject, SubjectKind as CertificateSubjectKind, KeyUsage} from './pki/certificate.js'
 
 // ── Store: the upload verifier ─────────────────────────────────────────────────────────────────────────
@@ -60,18 +61,20 @@ export {ValidationError, type ValidationErrorCode} from './manifest/errors.js'
 export {fileProblemCodes, type FileProblem, type FileProblemCode} from './manifest/declared-files.js'
 export {manifestSchema, manifestSchemaText} from './manifest/schema.js'
 export {renderReport, renderSubjects, renderStepSummary, reportFormats, colorEnabled, type ReportFormat, type RenderOptions, type ColorContext} from './report/index.js'
-export {codeDocumentation, documentedCodes, codeHelpUrl, codePageFile, codePagesFolder, type CodeDocumentation} from './report/index.js'
+export {codeDocumentation, documentedCodes, codeHelpUrl, codePageFile, codePagesFolder, codePagesBase, type CodeDocumentation, type PackageLinks} from './report/index.js'
+export {warningLimit, type WarningLimit} from './report/index.js'
 
 // ── Output: what came from an artifact, escaped for where it is shown (docs/output-escaping.md) ─────────
 export {subjectsTextLines, textLines, line, styled, type TextLine, type TextPart, type PartsLine, type StyledText} from './report/index.js'
 export {jsonText, withoutInvisibleCharacters} from './report/index.js'
 export {visibleText, shellCommand} from './model/index.js'
+export {plural, formatMiB} from './quantities.js'
 
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'
 export {PackError, type PackErrorCode} from './pack/errors.js'
 export {initPlugin, InitError, type InitErrorCode, type InitOptions, type InitResult} from './init/init.js'
-export {inspect, InspectError, type Inspection, type InspectErrorCode, type SignatureShape} from './inspect/inspect.js'
+export {inspect, InspectError, type Inspection, type InspectErrorCode, type SignatureShape, type SignatureFacts} from './inspect/inspect.js'
 export {merge, type MergeOptions, type MergeResult} from './merge/merge.js'
 export {MergeError, type MergeErrorCode} from './merge/errors.js'
 export {artifactDigestOf, type ArtifactDigestOfFile} from './artifact/artifact-digest.js'

@@ -13,6 +13,7 @@ export interface VerifyInput {
     readonly trust: string
     readonly revocations?: string | undefined
     readonly 'allow-stale-revocations': boolean
+    readonly 'require-container-signature': boolean
     readonly installed?: string | undefined
     readonly version?: string | undefined
     readonly 'data-root'?: string | undefined
@@ -25,12 +26,12 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
   const {args: {artifact}, flags} = input
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
-  const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = flags
-  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, signal: commandSignal()})
-  if (result.revocations?.stale) output.note(`warning revocation-list-stale: ${staleWarning(result.revocations)}`)
+  const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations, 'require-container-signature': requireContainerSignature} = flags
+  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature, signal: commandSignal()})
+  const warnings = [...result.warnings, ...(result.revocations?.stale ? [{code: 'revocation-list-stale', message: staleWarning(result.revocations)}] : [])]
+  for (const item of warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) {
     const {valid, verdict, certificateId, issuerCertificateId, signedAt, problems} = result
-    const warnings = result.revocations?.stale ? [warningProblem({code: 'revocation-list-stale', message: staleWarning(result.revocations)})] : []
     output.outJson({
       path: artifact,
       valid,
@@ -39,7 +40,7 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
       issuerCertificateId,
       signedAt,
       problems: problems.map(errorProblem),
-      warnings,
+      warnings: warnings.map(warningProblem),
       ...(result.revocations === undefined ? {} : {revocations: result.revocations}),
     })
   } else if (result.valid) {

@@ -5,7 +5,7 @@ import {revocationsFlag, stringArgument, trustOptions} from '../flags.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
-  static override description = `Reads the artifact once through the strict archive reader and reports every problem together: publication-level validation with the package content (every declared RID's executable, the multi-RID layout, the icon, files[] against the bytes); the signature, which must be Trusted under --trust (and not revoked by --revocations); publisher.name equal to --account-name and publisher.id, when present, equal to --account-id (publisher-mismatch); and the version greater than every --published version (version-not-newer).
+  static override description = `Reads the artifact once through the strict archive reader and reports every problem together: publication-level validation with the package content (every declared RID's executable, the multi-RID layout, the icon, files[] against the bytes); the signature, which must be Trusted under --trust (and not revoked by --revocations) and cover the container, every byte of the archive file (container-unsigned otherwise; a warning with --no-require-container-signature); publisher.name equal to --account-name and publisher.id, when present, equal to --account-id (publisher-mismatch); and the version greater than every --published version (version-not-newer).
 
 Output (stdout): one line per problem, "<severity> <code>: <message> [<pointer>]", then "accepted <id> <version>" or "refused <id> <version>: N problems" (N counts errors; warnings never refuse). --json prints {path, accepted, id, version, problems: [{code, severity, message, pointer?}], verdict, certificateId}.
 
@@ -29,6 +29,11 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
     published: Flags.string({description: 'A version already published (repeat, or separate with commas); the upload must be greater.', multiple: true, delimiter: ',', helpValue: '<version>'}),
     revocations: revocationsFlag,
     'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate (a warning) instead of refusing the upload.', default: false}),
+    'require-container-signature': Flags.boolean({
+      description: 'Refuse an upload whose signature does not cover its container (signed without containerDigest: container-unsigned). On by default; --no-require-container-signature makes it a warning.',
+      default: true,
+      allowNo: true,
+    }),
   }
 
   async run(): Promise<void> {

@@ -19,6 +19,8 @@ export interface CentralRecord {
   compressedSize: number
   uncompressedSize: number
   localHeaderOffset: number
+  /** Where this record starts in the file. */
+  offset: number
   /** The file entry handed out to callers; null for a directory entry, which is not handed out (its data is checked on opening). */
   entry: ArchiveEntry | null
 }
@@ -70,9 +72,10 @@ export async function readCentralDirectory(
   let directoryBytes = 0
   try {
     for await (const raw of zipfile.eachEntry()) {
-      const fixed = await reader.bytesAt(end.centralDirectoryOffset + directoryBytes, centralRecordSize)
+      const offset = end.centralDirectoryOffset + directoryBytes
+      const fixed = await reader.bytesAt(offset, centralRecordSize)
       directoryBytes += centralRecordSize + raw.fileNameLength + raw.extraFieldLength + raw.fileCommentLength
-      const record = judgeRecord(raw, fixed)
+      const record = judgeRecord(raw, fixed, offset)
       if (record.entry !== null) {
         sizes.add(record.name, record.uncompressedSize)
         names.add(record.name)
@@ -94,8 +97,8 @@ export async function readCentralDirectory(
   return records
 }
 
-/** Judges one record; `fixed` is its 46 fixed bytes as they lie in the file. */
-function judgeRecord(raw: Entry, fixed: Buffer): CentralRecord {
+/** Judges one record; `fixed` is its 46 fixed bytes as they lie in the file at `offset`. */
+function judgeRecord(raw: Entry, fixed: Buffer, offset: number): CentralRecord {
   const name = raw.fileName
   const flags = raw.generalPurposeBitFlag
   if (flags & (flagEncrypted | flagStrongEncryption | flagEncryptedCentralDirectory)) {
@@ -157,6 +160,7 @@ function judgeRecord(raw: Entry, fixed: Buffer): CentralRecord {
     compressedSize: raw.compressedSize,
     uncompressedSize: raw.uncompressedSize,
     localHeaderOffset: raw.relativeOffsetOfLocalHeader,
+    offset,
     entry: isDirectory
       ? null
       : {name, method, compressedSize: raw.compressedSize, uncompressedSize: raw.uncompressedSize, crc32: raw.crc32, mode},

@@ -2,7 +2,7 @@ import {createHash, hash as hashOnce} from 'node:crypto'
 import zlib from 'node:zlib'
 import {throwIfCancelled} from '../cancellation.js'
 import {deflateChunk, deflateChunkBytes, dictionaryAfter, probeBytes, probeSaysStore} from './deflate.js'
-import {digestChanged, expectedDigestHex, inspectWhole, openImmediateSource, openSource, sourceSize, type ImmediateSourceReader, type SourceReader, type WriterSource} from './source.js'
+import {digestChanged, expectedDigestHex, inspectWhole, openImmediateSource, openSource, sourceBytes, sourceSize, type CompressedSource, type ImmediateSourceReader, type SourceReader, type WriterSource} from './source.js'
 
 /** What the encoder needs of an entry (the writer's entries carry more). */
 export interface EntryToEncode {
@@ -100,10 +100,10 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
     readonly entry: Entry,
     private readonly hooks: EncodeHooks,
   ) {
-    this.chunks = Math.ceil(sourceSize(entry.source) / deflateChunkBytes)
+    this.chunks = Math.ceil(sourceBytes(entry.source) / deflateChunkBytes)
     this.#pieces = new Array(this.chunks)
     this.#pending = this.chunks
-    this.read = this.#encode()
+    this.read = entry.source.kind === 'compressed' ? this.#copy(entry.source) : this.#encode()
   }
 
   /** True once the facts are known and every piece is ready. */
@@ -130,6 +130,32 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
     this.hooks.changed()
   }
 
+  /** Copies already-compressed data as it is, chunk by chunk; the facts are the ones the source declares. */
+  async #copy(source: CompressedSource): Promise<void> {
+    const {buffers} = this.hooks
+    this.method = source.method
+    const reader = await openSource(this.entry.name, source)
+    try {
+      for (let index = 0, offset = 0; offset < source.compressedSize; index++) {
+        const length = Math.min(deflateChunkBytes, source.compressedSize - offset)
+        const reserved = ChunkBuffers.cost(length)
+        await this.hooks.reserve(reserved)
+        const buffer = buffers.take(length)
+        const chunk = await reader.read(buffer, length).catch((error: unknown) => {
+          buffers.give(buffer)
+          throw error
+        })
+        offset += length
+        this.#ready(index, {parts: [chunk], reserved, release: () => buffers.give(buffer)})
+      }
+      await reader.finish()
+    } finally {
+      reader.close()
+    }
+    this.facts = {size: source.size, crc32: source.crc32 >>> 0, sha256: source.sha256}
+    this.hooks.changed()
+  }
+
   /**
    * Reads, checks and encodes the entry. Nothing here waits unless it must (memory budget, a
    * stream source, a chunk on the thread pool): a small file is read, hashed and deflated before
@@ -147,7 +173,7 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
     let dictionary: Buffer | null = null
     let reader: ImmediateSourceReader | SourceReader | null = null
     try {
-      reader = entry.source.kind === 'stream' ? await openSource(entry.name, entry.source) : openImmediateSource(entry.name, entry.source)
+      reader = entry.source.kind === 'stream' || entry.source.kind === 'compressed' ? await openSource(entry.name, entry.source) : openImmediateSource(entry.name, entry.source)
       for (let index = 0, offset = 0; offset < size; index++) {
         throwIfCancelled(this.hooks.signal)
         const length = Math.min(deflateChunkBytes, size - offset)

@@ -169,7 +169,7 @@ class EntryPipeline {
     while (!encoded.complete) await this.#changes.wait()
     const facts = encoded.facts!
     let method = encoded.method
-    if (method === 8 && compressedSize >= facts.size) {
+    if (method === 8 && compressedSize >= facts.size && entry.source.kind !== 'compressed') {
       // Deflate did not make it smaller: store it, read again and held to the digest just taken.
       this.#write(() => this.file.truncate(offset + headerBytes))
       await storeAgain(this.file, entry, facts.sha256, this.#buffers, this.signal)

@@ -89,6 +89,7 @@ export type ArchiveErrorReason =
   | 'deflate-invalid'
   | 'entry-larger-than-declared'
   | 'entry-smaller-than-declared'
+  | 'file-changed'
   // archive-unsupported
   | 'zip64'
   | 'encrypted'

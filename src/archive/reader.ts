@@ -1,5 +1,5 @@
-import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
+import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
 import {isCancellation, onCancel, throwIfCancelled, cancelledError} from '../cancellation.js'
@@ -7,12 +7,14 @@ import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
 import {digestWholeEntry, isSmallEntry, openEntryStream, openWholeEntryStream, streamedFirst} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
-import {closeFd, openFd, readAt, statFd} from './fd.js'
+import {closeFd, FdRangeStream, openFd, statFd} from './fd.js'
+import {startFileDigest, type ByteRange, type FileDigest} from './file-digest.js'
 import {ArchiveFileReader} from './file-reader.js'
 import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
 import {checkLocalHeaders} from './local-headers.js'
 import {quoteName} from './path-policy.js'
-import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryStream, StrictArchive} from './types.js'
+import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryLocation, EntryStream, StrictArchive} from './types.js'
+import {formatMiB} from '../quantities.js'
 
 /** Options of {@link openArchive}. */
 export interface OpenArchiveOptions {
@@ -56,7 +58,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     checkArchiveSize(limits, stats.size)
     checkEntryCount(limits, end.entryCount)
     // Hashed through the same descriptor the checks and reads use, so the digest is of the bytes judged.
-    const fileSha256 = options.fileDigest === true ? await digestFile(fd, stats.size, signal) : null
+    const fileSha256 = options.fileDigest === true ? `sha256:${await startFileDigest(fd, stats.size, [], signal).sha256}` : null
     // One descriptor for every read, so the file cannot be swapped between the checks and the reads.
     const reader = new ArchiveFileReader(fd)
     await reader.cacheCentralDirectory(end.centralDirectoryOffset, stats.size)
@@ -92,6 +94,7 @@ interface ArchiveFacts {
 interface Located {
   entry: ArchiveEntry
   dataStart: number
+  location: EntryLocation
 }
 
 class OpenedArchive implements StrictArchive {
@@ -103,10 +106,11 @@ class OpenedArchive implements StrictArchive {
   readonly #fd: number
   readonly #zipfile: ZipFile
   readonly #byName = new Map<string, Located>()
-  readonly #active = new Map<EntryStream, {name: string; released: Promise<void>}>()
+  readonly #active = new Map<Readable, {name: string; released: Promise<void>}>()
   readonly #wholeReads = new Set<Promise<void>>()
   readonly #signal: AbortSignal | undefined
   readonly #stopListening: () => void
+  readonly #fileDigests = new Set<FileDigest>()
   #closing: Promise<void> | null = null
 
   constructor(facts: ArchiveFacts, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
@@ -122,7 +126,8 @@ class OpenedArchive implements StrictArchive {
       if (record.entry === null) return
       const entry = Object.freeze(record.entry)
       entries.push(entry)
-      this.#byName.set(entry.name, {entry, dataStart: dataStarts[index]!})
+      const dataStart = dataStarts[index]!
+      this.#byName.set(entry.name, {entry, dataStart, location: {localHeader: record.localHeaderOffset, data: dataStart, centralRecord: record.offset}})
     })
     this.entries = Object.freeze(entries)
     // An abort destroys the streams being read at once: a consumer waiting for their next chunk is woken.
@@ -153,19 +158,42 @@ class OpenedArchive implements StrictArchive {
     const {stream, released} = isSmallEntry(located.entry)
       ? openWholeEntryStream(() => this.readSmall(located.entry))
       : openEntryStream(this.#fd, located.entry, located.dataStart, this.#signal)
+    return this.#track(stream, entry.name, released)
+  }
+
+  openCompressed(entry: ArchiveEntry): Readable {
+    const {entry: own, dataStart} = this.#locate(entry)
+    throwIfCancelled(this.#signal)
+    const stream = new FdRangeStream(this.#fd, {start: dataStart, end: dataStart + own.compressedSize})
+    return this.#track(stream, entry.name, new Promise<void>((resolve) => stream.once('close', resolve)))
+  }
+
+  /** Keeps `stream` in the streams that close() ends and waits for (and an abort destroys). */
+  #track<T extends Readable>(stream: T, name: string, released: Promise<void>): T {
     // A stream can fail before its consumer listens (a cancellation, a lie found in the chunks buffered
     // ahead of the first read): the failure stays on the stream (`errored`), where its consumer meets it
     // when it reads, instead of being an 'error' event nobody listens for, which would end the process.
     stream.on('error', () => undefined)
-    this.#active.set(stream, {name: entry.name, released})
+    this.#active.set(stream, {name, released})
     void released.then(() => this.#active.delete(stream))
     return stream
+  }
+
+  locate(entry: ArchiveEntry): EntryLocation {
+    return {...this.#locate(entry).location}
+  }
+
+  digestFile(zeroed: readonly ByteRange[]): Promise<string> {
+    if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
+    const digest = startFileDigest(this.#fd, this.size, zeroed, this.#signal)
+    this.#fileDigests.add(digest)
+    return digest.sha256
   }
 
   async readEntry(entry: ArchiveEntry, maxBytes: number = this.limits.maxManifestBytes): Promise<Buffer> {
     const declared = this.#byName.get(entry.name)?.entry.uncompressedSize ?? entry.uncompressedSize
     if (declared > maxBytes) {
-      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(entry.name)} is ${declared} bytes; at most ${maxBytes} are read into memory.`, {
+      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(entry.name)} is ${formatMiB(declared)}; at most ${formatMiB(maxBytes)} is read into memory.`, {
         reason: 'read-limit',
         entry: entry.name,
         limit: maxBytes,
@@ -239,22 +267,9 @@ class OpenedArchive implements StrictArchive {
     const pending = [...this.#active]
     this.#destroyActive((name) => new ArchiveError('unreadable', `${this.path} was closed while entry ${quoteName(name)} was read.`, {reason: 'archive-closed', entry: name}))
     // The descriptor is closed only once no positioned read on it is in flight.
-    await Promise.all([...pending.map(([, {released}]) => released), ...this.#wholeReads])
+    await Promise.all([...pending.map(([, {released}]) => released), ...this.#wholeReads, ...[...this.#fileDigests].map((digest) => digest.stop())])
     await closeZipFile(this.#zipfile)
   }
-}
-
-/** `sha256:` + hex SHA-256 of the first `size` bytes of `fd`, read in 1 MiB positioned reads. */
-async function digestFile(fd: number, size: number, signal: AbortSignal | undefined): Promise<string> {
-  const hash = createHash('sha256')
-  const chunk = 1024 * 1024
-  for (let position = 0; position < size; position += chunk) {
-    throwIfCancelled(signal)
-    const bytes = await readAt(fd, Math.min(chunk, size - position), position)
-    if (bytes.length === 0) break
-    hash.update(bytes)
-  }
-  return `sha256:${hash.digest('hex')}`
 }
 
 /** Closes yauzl's ZipFile, which closes the descriptor it was given, and waits for that. */

@@ -18,10 +18,45 @@ export type WriterSource =
   | {kind: 'file'; path: string; size: number; sha256?: string; inspect?: (bytes: Buffer) => void}
   /** Bytes from a stream the caller opens on demand (e.g. another archive's entry), held to the same size and, when given, digest. */
   | {kind: 'stream'; open: () => Readable | Promise<Readable>; size: number; sha256?: string}
+  | CompressedSource
 
-/** The declared size of a source. */
+/**
+ * An entry's data exactly as another archive holds it, copied without inflating: `compressedSize` bytes
+ * from a stream the caller opens on demand, written with the given method, CRC-32 and sizes. The writer
+ * checks only the length; the caller vouches for the rest (the signer verifies the archive it wrote).
+ */
+export interface CompressedSource {
+  kind: 'compressed'
+  open: () => Readable | Promise<Readable>
+  method: 0 | 8
+  compressedSize: number
+  crc32: number
+  /** The uncompressed size. */
+  size: number
+  /** `sha256:` + hex of the uncompressed bytes, reported as the written entry's digest. */
+  sha256: string
+}
+
+/** The declared (uncompressed) size of a source. */
 export function sourceSize(source: WriterSource): number {
   return source.kind === 'buffer' ? source.data.length : source.size
+}
+
+/** How many bytes the writer reads from a source: its size, or a compressed source's compressed size. */
+export function sourceBytes(source: WriterSource): number {
+  return source.kind === 'compressed' ? source.compressedSize : sourceSize(source)
+}
+
+/**
+ * Refuses a compressed source that no reader would accept as it is declared (a RangeError: the caller's
+ * bug): another method than stored or deflate, stored sizes that differ, a CRC-32 that is not 32 bits.
+ */
+export function checkCompressedSource(name: string, source: CompressedSource): void {
+  const {method, compressedSize, size, crc32} = source
+  const sizesFit = Number.isSafeInteger(compressedSize) && compressedSize >= 0 && (method === 8 || compressedSize === size)
+  if ((method !== 0 && method !== 8) || !sizesFit || !Number.isInteger(crc32) || crc32 < 0 || crc32 > 0xffffffff) {
+    throw new RangeError(`Entry ${quoteName(name)} declares compressed data that no reader accepts (method ${method}, ${compressedSize} of ${size} bytes, CRC-32 ${crc32}).`)
+  }
 }
 
 /** The digest a caller expects of a source, as 64 lowercase hex digits, or null when it gave none. */
@@ -69,19 +104,19 @@ export interface ImmediateSourceReader {
  * since it was listed, and must still be a regular file of the declared size.
  */
 export async function openSource(name: string, source: WriterSource): Promise<SourceReader> {
-  if (source.kind !== 'stream') {
+  if (source.kind !== 'stream' && source.kind !== 'compressed') {
     const reader = openImmediateSource(name, source)
     return {read: async (target, length) => reader.read(target, length), finish: async () => reader.finish(), close: () => reader.close()}
   }
   try {
-    return new StreamReader(name, await source.open(), source.size)
+    return new StreamReader(name, await source.open(), sourceBytes(source))
   } catch (error) {
     throw sourceError(name, null, error)
   }
 }
 
 /** Opens a buffer or file source for reading without waiting (see {@link openSource}). */
-export function openImmediateSource(name: string, source: Exclude<WriterSource, {kind: 'stream'}>): ImmediateSourceReader {
+export function openImmediateSource(name: string, source: Exclude<WriterSource, {kind: 'stream' | 'compressed'}>): ImmediateSourceReader {
   switch (source.kind) {
     case 'buffer':
       return new BufferReader(name, source.data)
@@ -97,6 +132,7 @@ export function openImmediateSource(name: string, source: Exclude<WriterSource, 
  * `signal` is aborted, the next chunk rejects with its `AbortError`.
  */
 export async function digestSource(name: string, source: WriterSource, chunkBytes: number, signal?: AbortSignal): Promise<{size: number; sha256: string}> {
+  if (source.kind === 'compressed') throw new RangeError(`Entry ${quoteName(name)} is already compressed: its bytes are not its content.`)
   const reader = await openSource(name, source)
   try {
     const hash = createHash('sha256')

@@ -1,4 +1,5 @@
 import type {Readable} from 'node:stream'
+import type {ByteRange} from './file-digest.js'
 
 /** Archive limits; every field is overridable by a library caller. */
 export interface ArchiveLimits {
@@ -34,6 +35,16 @@ export interface EntryDigest {
 export interface EntryStream extends Readable {
   /** The entry's real size and SHA-256, set once the stream has ended without error; null before. */
   readonly digest: EntryDigest | null
+}
+
+/** Where an entry's records and data lie in the archive file (byte offsets). */
+export interface EntryLocation {
+  /** The entry's local file header. */
+  localHeader: number
+  /** The first byte of its file data (compressed, or stored as it is). */
+  data: number
+  /** Its central-directory record. */
+  centralRecord: number
 }
 
 /** Options of {@link StrictArchive.digestEntries}. */
@@ -74,5 +85,18 @@ export interface StrictArchive {
   readEntry(entry: ArchiveEntry, maxBytes?: number): Promise<Buffer>
   /** Reads every entry once (but those skipped) and returns each one's real size and SHA-256, in archive order. */
   digestEntries(options?: DigestOptions): Promise<Map<string, EntryDigest>>
+  /** Where the entry's local header, data and central record lie in the file. */
+  locate(entry: ArchiveEntry): EntryLocation
+  /**
+   * Streams an entry's data exactly as the archive holds it (compressed, unchecked: whoever copies it must
+   * have verified the entry, or verify the copy), for copying it into another archive without inflating it.
+   */
+  openCompressed(entry: ArchiveEntry): Readable
+  /**
+   * Starts hashing the whole file through the descriptor it was opened with, each byte of `zeroed` counted
+   * as 0x00 (see `archive/file-digest.ts`); resolves to 64 lowercase hex digits. A file over 1 MiB is read on
+   * the thread pool, in order, while the caller reads entries; closing the archive stops it.
+   */
+  digestFile(zeroed: readonly ByteRange[]): Promise<string>
   close(): Promise<void>
 }

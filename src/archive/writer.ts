@@ -12,7 +12,7 @@ import {SizeTally, checkArchiveSize, checkCompressionRatio, checkEntryCount, man
 import {EntryNameRegistry, compareEntryNames} from './names.js'
 import {OutputFile, writing} from './output-file.js'
 import {checkEntryPath, describeEntryPathProblem, quoteName} from './path-policy.js'
-import {expectedDigestHex, sourceSize} from './source.js'
+import {checkCompressedSource, expectedDigestHex, sourceSize} from './source.js'
 import type {ArchiveLimits} from './types.js'
 import {centralDirectory, dataEnd, endRecord, zip16Max, zip32Max, zip64, type EntryRecord} from './zip-records.js'
 
@@ -170,6 +170,7 @@ class ArchivePlan {
     if (size > zip32Max) throw zip64(`entry ${quoteName(name)} of ${size} bytes needs ZIP64`)
     // A malformed digest is the caller's bug: refuse it before reading anything.
     expectedDigestHex(name, entry.source)
+    if (entry.source.kind === 'compressed') checkCompressedSource(name, entry.source)
     this.#sizes.add(name, size)
   }
 

@@ -4,11 +4,17 @@ import type {SecretFinding} from '../manifest/content.js'
 import {signingEntryNames} from '../model/signing-files.js'
 import {readManifestDocument} from '../manifest/validate.js'
 import {maxCertificateBytes} from '../pki/certificate.js'
+import type {ContainerEvidence} from './container.js'
 
 /** manifest.json as read once: its exact bytes and their strict-JSON reading. */
 export interface ManifestRead {
   bytes: Uint8Array
   document: ReadJsonResult
+  /**
+   * For a manifest read from an artifact file: that file's container evidence, computed from the moment
+   * the artifact was opened. Absent for a manifest read from a tree (extracted or installed) or from memory.
+   */
+  container?: Promise<ContainerEvidence>
 }
 
 /**
@@ -27,6 +33,11 @@ export interface ArtifactContents {
   signingFiles: ReadonlyMap<string, Uint8Array | null>
   /** Secrets found in the entries, when the reader was asked to look (see `contents({secrets: true})`). */
   secrets?: readonly SecretFinding[]
+  /**
+   * What the artifact file says about its container digest, when the contents were read from an artifact
+   * file (taken from the manifest as it was read); absent for a tree, whose container is gone.
+   */
+  container?: ContainerEvidence
 }
 
 /** Reads manifest bytes once into a {@link ManifestRead}. */
@@ -41,7 +52,8 @@ export function isKeptSigningFile(name: string, size: number): boolean {
 
 /**
  * Builds the contents from the manifest, the digests of every other entry and a reader of the signing
- * files that are present and small enough (the caller's reader decides where the bytes come from).
+ * files that are present and small enough (the caller's reader decides where the bytes come from); a
+ * manifest read from an artifact file brings its container evidence along (awaited here).
  */
 export async function contentsOf(
   manifest: ManifestRead | null,
@@ -54,5 +66,6 @@ export async function contentsOf(
     if (digest === undefined) continue
     signingFiles.set(name, isKeptSigningFile(name, digest.size) ? await readSigningFile(name) : null)
   }
-  return {manifest, files, signingFiles}
+  const container = manifest?.container === undefined ? undefined : await manifest.container
+  return container === undefined ? {manifest, files, signingFiles} : {manifest, files, signingFiles, container}
 }

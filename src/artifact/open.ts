@@ -1,10 +1,13 @@
+import {ArchiveError, isArchiveError} from '../archive/errors.js'
 import {adviseForeignArchive} from '../archive/foreign.js'
 import {cancellable} from '../cancellation.js'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
 import {manifestEntryName} from '../manifest/declared-files.js'
+import {startContainerEvidence} from './container.js'
 import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
+import {artifactAdvice, classifyInput, wrongInput} from './input-kind.js'
 import {SecretScanner} from './secrets.js'
 
 /** Options of {@link openArtifact}. */
@@ -33,7 +36,7 @@ export interface OpenedArtifact {
   readonly limits: ArchiveLimits
   /** Every file entry, in central-directory order. */
   readonly entries: readonly ArchiveEntry[]
-  /** manifest.json, null when the artifact has none. */
+  /** manifest.json, null when the artifact has none; it carries the file's container evidence. */
   readonly manifest: ManifestRead | null
   /** The strict archive, for a consumer that streams entries itself (signing, merging, extracting). */
   readonly archive: StrictArchive
@@ -46,23 +49,38 @@ export interface OpenedArtifact {
 }
 
 /**
- * Opens an artifact through every check of the strict reader and reads its manifest. Throws the reader's
+ * Opens an artifact through every check of the strict reader, reads its manifest and starts computing its
+ * container evidence (`ManifestRead.container`, in the background). Throws the reader's
  * `ArchiveError` (a missing file, not a ZIP, a hostile archive), with advice when another tool made the
  * archive (`archive/foreign.ts`); the caller closes what it gets.
  */
 export async function openArtifact(file: string, options: OpenArtifactOptions = {}): Promise<OpenedArtifact> {
   const limits = resolveLimits(options.limits)
-  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest, signal: options.signal}).catch((error: unknown) => {
-    throw adviseForeignArchive(error)
+  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest, signal: options.signal}).catch(async (error: unknown) => {
+    throw await namedForWhatItIs(adviseForeignArchive(error), file)
   })
   try {
     const entry = archive.get(manifestEntryName)
-    const manifest = entry === undefined ? null : manifestRead(await archive.readEntry(entry, limits.maxManifestBytes))
-    return new Opened(archive, limits, manifest, options.signal)
+    if (entry === undefined) return new Opened(archive, limits, null, options.signal)
+    const bytes = await archive.readEntry(entry, limits.maxManifestBytes)
+    // The container is hashed from now on, while the entries are read (by contents(), or by an installer).
+    return new Opened(archive, limits, {...manifestRead(bytes), container: startContainerEvidence(archive, entry, bytes)}, options.signal)
   } catch (error) {
     await archive.close()
     throw adviseForeignArchive(error)
   }
+}
+
+/**
+ * The reader's `not-an-artifact` for a folder or a manifest, said as what it is and what takes it
+ * (`plugin is a folder, not a .svcPlugin artifact. Pack it with …`); any other refusal as it is.
+ */
+async function namedForWhatItIs(error: unknown, file: string): Promise<unknown> {
+  if (!isArchiveError(error, 'not-an-artifact')) return error
+  const found = await classifyInput(file, file).catch(() => null)
+  if (found !== 'folder' && found !== 'manifest') return error
+  const named = wrongInput(file, found, 'artifact', artifactAdvice(file, found))
+  return new ArchiveError('not-an-artifact', named.message, {...error.details, found, expected: 'artifact'}, {cause: error})
 }
 
 /** Opens an artifact, hands it to `use` and closes it, whatever `use` does. */

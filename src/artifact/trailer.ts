@@ -96,13 +96,11 @@ function renameRepeatedSignatures(text: string): {text: string; count: number} {
 export function splitTrailer(bytes: Uint8Array, manifest: SignedManifestJson): SplitManifest | TrailerProblem {
   if (manifest.signatureCount > 1) return malformed(`manifest.json has ${manifest.signatureCount} "signature" members; a signed manifest has exactly one, in the trailer.`)
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const start = buffer.lastIndexOf(trailerStart)
-  const match = start === -1 ? null : trailerShape.exec(buffer.subarray(start).toString('latin1'))
-  if (match === null) {
+  const trailer = locateTrailer(bytes)
+  if (trailer === null) {
     return malformed('manifest.json does not end with the signature trailer ,"signature":{"algorithm":…,"keyId":…,"value":…,"signedAt":…}} and one newline, exactly as written by the signer.')
   }
-  const [, algorithm, keyId, value, signedAt] = match as unknown as [string, string, string, string, string]
-  const signature: SignatureFields = {algorithm, keyId, value, signedAt}
+  const {start, signature} = trailer
   const fieldProblem = checkSignatureFields(signature)
   if (fieldProblem !== null) return malformed(`The signature ${fieldProblem}.`)
   const unsigned = new Uint8Array(Buffer.concat([buffer.subarray(0, start), Buffer.from('}', 'utf8')]))
@@ -111,6 +109,30 @@ export function splitTrailer(bytes: Uint8Array, manifest: SignedManifestJson): S
   if (Object.hasOwn(document.value, 'signature')) return malformed('The manifest without its trailer still has a "signature" member (an escaped or repeated key).')
   if (!sameSignature(manifest.value.signature, signature)) return malformed('The parsed "signature" member differs from the trailer.')
   return {unsigned, signature}
+}
+
+/** Where a manifest's trailer starts and the values it carries, read from the bytes alone (nothing else judged). */
+export interface LocatedTrailer {
+  /** Offset of the trailer's leading `,` in the manifest's bytes. */
+  start: number
+  signature: SignatureFields
+  /** Offset of the first character of the signature's `value`. */
+  valueOffset: number
+}
+
+/**
+ * Finds the trailer: the last `,"signature":{"algorithm":"` of the bytes, from which the rest must match
+ * the trailer grammar exactly (values printable ASCII without `"` or `\`); null when it does not.
+ */
+export function locateTrailer(bytes: Uint8Array): LocatedTrailer | null {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const start = buffer.lastIndexOf(trailerStart)
+  const match = start === -1 ? null : trailerShape.exec(buffer.subarray(start).toString('latin1'))
+  if (match === null) return null
+  const [, algorithm, keyId, value, signedAt] = match as unknown as [string, string, string, string, string]
+  // The values are ASCII: one byte a character.
+  const valueOffset = start + trailerStart.length + algorithm.length + '","keyId":"'.length + keyId.length + '","value":"'.length
+  return {start, signature: {algorithm, keyId, value, signedAt}, valueOffset}
 }
 
 /** Why the signature values cannot stand in the trailer (a phrase), or null. The algorithm is judged later. */

@@ -13,7 +13,7 @@ export interface Admission {
 }
 
 /**
- * Turns a verdict into an admission: Trusted is admitted; Unsigned only when the caller allows it
+ * Turns a verdict into an admission: Trusted is admitted (with the verifier's warnings); Unsigned only when the caller allows it
  * (`unsigned-not-permitted` otherwise; warning `artifact-unsigned` when allowed); every other verdict throws
  * `signature-invalid`, `signature-untrusted` or `signature-revoked`, with the verdict and the deciding
  * verification code as `reason` in the details.
@@ -21,7 +21,7 @@ export interface Admission {
 export function admit(result: VerificationResult, options: {allowUnsigned?: boolean; subject: string}): Admission {
   switch (result.verdict) {
     case 'Trusted':
-      return {verdict: 'Trusted', certificateId: result.certificateId, publisher: publisherOfCertificate(result.certificate), warnings: []}
+      return {verdict: 'Trusted', certificateId: result.certificateId, publisher: publisherOfCertificate(result.certificate), warnings: result.warnings.map(({code, message}) => warning(code, message))}
     case 'Unsigned':
       if (options.allowUnsigned !== true) {
         throw new InstallError('unsigned-not-permitted', `${options.subject} is not signed, and unsigned artifacts were not allowed.`, {

@@ -10,6 +10,7 @@ export const installWarningCodes = [
   'conflict-installed',
   'icon-pack-unresolved',
   'artifact-unsigned',
+  'container-unsigned',
 ] as const
 
 /** One install warning code. */

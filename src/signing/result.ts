@@ -26,7 +26,11 @@ export const verifyCodes = [
   ...fileProblemCodes,
   'publisher-mismatch',
   'signature-invalid',
+  'container-digest-malformed',
+  'container-manifest-compressed',
+  'container-digest-mismatch',
   'revoked',
+  'container-unsigned',
 ] as const
 /** A verification code. */
 export type VerifyCode = (typeof verifyCodes)[number]
@@ -51,7 +55,8 @@ export type Verdict =
  * validity). ContentMismatch: the bytes are not what the signed manifest declares, or the manifest
  * names a publisher the certificate does not certify. CertificateNotValidAtSignature: the signing time
  * is outside the certificate's validity or implausibly in the future. SignatureInvalid: the signature
- * does not verify, or it names another certificate than the one carried. Revoked: the signature is valid,
+ * does not verify, it names another certificate than the one carried, the container is not the one it
+ * signed, or it does not cover the container where that is required. Revoked: the signature is valid,
  * but the revocation list revokes the artifact, a key of its chain or a certificate of its chain.
  */
 export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>> = {
@@ -80,6 +85,10 @@ export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>
   'undeclared-file': 'ContentMismatch',
   'publisher-mismatch': 'ContentMismatch',
   'signature-invalid': 'SignatureInvalid',
+  'container-unsigned': 'SignatureInvalid',
+  'container-digest-malformed': 'Malformed',
+  'container-manifest-compressed': 'Malformed',
+  'container-digest-mismatch': 'SignatureInvalid',
   revoked: 'Revoked',
 }
 
@@ -94,6 +103,12 @@ export interface VerifyProblem {
   revocation?: RevocationEntry
 }
 
+/** Something a host should know about a signature that verified: `container-unsigned` (it does not cover the container). */
+export interface VerifyWarning {
+  code: 'container-unsigned'
+  message: string
+}
+
 /** What `verifyContents` and `verifyArtifact` return; `problems` holds the one deciding failure, or nothing. */
 export interface VerificationResult {
   valid: boolean
@@ -105,6 +120,8 @@ export interface VerificationResult {
   /** For a Trusted result: `sha256:` + hex SHA-256 of the canonical digest P that the signature covers. */
   artifactDigest?: string
   problems: VerifyProblem[]
+  /** Warnings about a signature that verified (`container-unsigned` when it does not cover the container). */
+  warnings: VerifyWarning[]
   /** The revocation list that was applied, when one was given (its `stale` flag set when stale lists were allowed). */
   revocations?: RevocationListSummary
 }

@@ -1,16 +1,22 @@
+import {open} from 'node:fs/promises'
+import path from 'node:path'
+import zlib from 'node:zlib'
 import {throwIfCancelled} from '../cancellation.js'
-import {checkOutputFree, withOutputs} from '../fs/output.js'
+import {temporarySibling} from '../fs/durable.js'
+import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
-import type {ArchiveLimits, StrictArchive} from '../archive/types.js'
+import type {ArchiveEntry, ArchiveLimits, EntryDigest, StrictArchive} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
+import {containerClaim, type ContainerClaim} from '../artifact/container.js'
+import type {ManifestRead} from '../artifact/contents.js'
+import {withArtifact} from '../artifact/open.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
 import {SigningError} from '../pki/errors.js'
 import {readPrivateKeyFile} from '../pki/keys.js'
-import {errorFrom, type SignedContents, signContents, type SigningCredentials} from './sign.js'
+import {errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
 import {runChecklist} from './verify.js'
 import {readArtifactContents, signerContext} from './verify-artifact.js'
-import {withArtifact} from '../artifact/open.js'
 
 /** What `signArtifact` needs. */
 export interface SignArtifactOptions extends SigningCredentials {
@@ -35,15 +41,20 @@ export interface SignArtifactResult {
   signedAt: string
   /** Hex SHA-256 of the canonical digest text P that was signed. */
   artifactDigest: string
+  /** `sha256:` + hex of the container digest the signed manifest carries as `containerDigest`. */
+  containerDigest: string
 }
 
 /**
- * Signs a packed artifact: the same payload entries (bytes, modes and
- * storage method), `certificate.json` + `certificate.sig` (and `issuer.*`) added, the signed
- * `manifest.json` first, written deterministically through the archive writer. Refuses an existing
- * output (`output-exists`) and everything `signContents` refuses, then reads the written file back
- * and runs the verification checklist over it (all but the root link); a failure removes the output.
- * Archive errors of the input are thrown as they are (`ArchiveError`).
+ * Signs a packed artifact and its container (docs/signing.md, "Signing"): every payload entry copied as
+ * the input holds it (compressed bytes, CRC-32, sizes, storage method and executable bit: nothing is
+ * inflated or compressed again, so the container is the same on every machine), `certificate.json` +
+ * `certificate.sig` (and `issuer.*`) added, the signed `manifest.json` stored first, written
+ * deterministically through the archive writer beside the output. The container digest of that file is
+ * then computed, signed within the manifest and written into it; the file is read back, run through the
+ * verification checklist (all but the root link, the container included) and only then moved onto the
+ * output. Refuses an existing output (`output-exists`) and everything `planSignature` refuses; a failure
+ * leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
   const {signal} = options
@@ -53,16 +64,23 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
   return withOutputs(async (outputs) => {
     await outputs.prepare(options.output)
-    const {signed, written} = await withArtifact(options.artifact, {limits, signal}, async (artifact) => {
-      const contents = await artifact.contents()
-      const signed = signContents(contents, {...options, now})
-      return {signed, written: (await writeSigned(options.output, artifact.archive, contents.files, signed, {limits, signal})).path}
+    const target = path.resolve(options.output)
+    const temporary = temporarySibling(target)
+    const plan = await withArtifact(options.artifact, {limits, signal}, async (artifact) => {
+      const planned = planSignature(await artifact.contents(), {...options, now})
+      await writeSigned(temporary, artifact.archive, planned, {limits, signal})
+      return planned
     })
-    // sign verifies what it wrote, from the file, as a verifier will read it; a failure removes it.
-    outputs.adopt(written)
-    const check = await readArtifactContents(written, {limits, signal}, async (contents) => runChecklist(contents, signerContext(now)))
+    // Removed unless the signed file is moved onto the output.
+    outputs.adopt(temporary)
+    const signed = await sealContainer(temporary, plan, {limits, signal})
+    // sign verifies what it wrote, from the file, as a verifier will read it.
+    const check = await readArtifactContents(temporary, {limits, signal}, async (contents) => runChecklist(contents, signerContext(now)))
+    // The last abort point: once placed, the signed artifact is the result.
+    throwIfCancelled(signal)
     if ('code' in check) throw errorFrom(check)
-    return {output: written, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest}
+    await placeFile(temporary, target, false)
+    return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${signed.containerDigest}`}
   })
 }
 
@@ -100,25 +118,68 @@ export async function signArtifactFiles(options: SignArtifactFilesOptions): Prom
   })
 }
 
-/** Writes the signed archive: manifest first, then payload and certificate entries in UTF-8 byte order. */
-async function writeSigned(output: string, source: StrictArchive, payload: ReadonlyMap<string, {size: number; sha256: string}>, signed: SignedContents, options: {limits: ArchiveLimits; signal: AbortSignal | undefined}) {
+/**
+ * Writes the signed archive with the placeholder manifest (stored, first), then the payload entries
+ * copied compressed as they are and the certificate entries, in UTF-8 byte order.
+ */
+async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, options: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<void> {
   const entries: WriterEntry[] = []
   for (const entry of source.entries) {
     if (entry.name === manifestEntryName) continue
-    const digest = payload.get(entry.name) as {size: number; sha256: string}
+    const {sha256} = plan.files.get(entry.name) as EntryDigest
+    const {method, compressedSize, crc32, uncompressedSize: size} = entry
     entries.push({
       name: entry.name,
-      // The packer's decisions stay: executables keep 0755, stored entries stay stored.
+      // The packer's decisions stay: executables keep 0755, the compressed bytes stay as they are.
       mode: (entry.mode & 0o111) === 0 ? 0o644 : 0o755,
-      store: entry.method === 0,
-      source: {kind: 'stream', open: () => source.openEntry(entry), size: digest.size, sha256: digest.sha256},
+      store: method === 0,
+      source: {kind: 'compressed', open: () => source.openCompressed(entry), method, compressedSize, crc32, size, sha256},
     })
   }
   // The writer deflates these only where that makes them smaller.
-  for (const [name, data] of signed.chainEntries) {
+  for (const [name, data] of plan.chainEntries) {
     entries.push({name, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(data)}})
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
-  const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(signed.manifest)}}
-  return writeArchive(output, [manifest, ...entries], options)
+  const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: true, source: {kind: 'buffer', data: Buffer.from(placeholderManifest(plan))}}
+  await writeArchive(output, [manifest, ...entries], options)
+}
+
+/**
+ * Computes the container digest of the archive written with the placeholder manifest (the ranges it counts
+ * as zero bytes found as a verifier finds them), signs the manifest that carries it, and writes the real
+ * hex digits, signature value and manifest CRC-32 over the placeholders; the file is flushed to disk.
+ */
+async function sealContainer(file: string, plan: SignaturePlan, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<SignedContents & {containerDigest: string}> {
+  const placeholder = placeholderManifest(plan)
+  const claim = containerClaim(placeholder) as ContainerClaim
+  // Opened as a verifier opens it: the container evidence is computed with the ranges a verifier finds.
+  const {location, containerDigest} = await withArtifact(file, {limits, signal}, async (artifact) => {
+    const evidence = await (artifact.manifest as ManifestRead).container
+    if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
+    return {location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry), containerDigest: evidence.sha256}
+  })
+  throwIfCancelled(signal)
+  const signed = signManifest(plan, containerDigest)
+  const manifest = Buffer.from(signed.manifest)
+  if (manifest.length !== placeholder.length) throw new Error('The signed manifest does not have the length of its placeholder.')
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32LE(zlib.crc32(manifest) >>> 0)
+  const handle = await open(file, 'r+')
+  try {
+    const patch = async (bytes: Buffer, position: number) => {
+      const {bytesWritten} = await handle.write(bytes, 0, bytes.length, position)
+      if (bytesWritten !== bytes.length) throw new Error(`${file}: a write at ${position} was cut short.`)
+    }
+    await patch(manifest.subarray(claim.hexOffset, claim.hexOffset + 64), location.data + claim.hexOffset)
+    await patch(manifest.subarray(claim.valueOffset, claim.valueOffset + claim.valueLength), location.data + claim.valueOffset)
+    await patch(crc, location.localHeader + 14)
+    await patch(crc, location.centralRecord + 16)
+    await handle.sync()
+  } catch (error) {
+    throw writeFailed(file, error)
+  } finally {
+    await handle.close()
+  }
+  return {...signed, containerDigest}
 }

@@ -1,5 +1,7 @@
+import type {EntryDigest} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {manifestRead} from '../artifact/contents.js'
+import {containerDigestMember} from '../artifact/container.js'
 import {computeArtifactDigest, sha256Hex, signatureMessage} from '../artifact/digest.js'
 import {appendSignatureTrailer, readSignedManifestJson, unsignedManifestOf} from '../artifact/trailer.js'
 import {checkFilesShape, compareDeclaredFiles, decidingFileProblem, declaredFilesOf} from '../manifest/declared-files.js'
@@ -26,7 +28,7 @@ export interface SigningCredentials {
 
 /** What signing adds to an artifact. */
 export interface SignedContents {
-  /** The signed manifest.json: the packed bytes, trailing whitespace and final `}` replaced by the trailer. */
+  /** The signed manifest.json: U (the packed bytes without trailing whitespace, `containerDigest` last when given), then the trailer. */
   manifest: Uint8Array
   /** certificate.json, certificate.sig (and issuer.json, issuer.sig), by entry name. */
   chainEntries: Map<string, Uint8Array>
@@ -36,16 +38,38 @@ export interface SignedContents {
   artifactDigest: string
 }
 
+/** A signature planned: every check of the signer passed, the entries it adds, the signing time. */
+export interface SignaturePlan {
+  /** U of the packed manifest: its bytes without trailing whitespace, ending in `}`. */
+  packedUnsigned: Uint8Array
+  /** certificate.json, certificate.sig (and issuer.json, issuer.sig), by entry name. */
+  chainEntries: Map<string, Uint8Array>
+  /** Every entry of the signed artifact but manifest.json (the payload and the chain entries), by name. */
+  files: ReadonlyMap<string, EntryDigest>
+  certificateId: string
+  signedAt: string
+  privateKey: Uint8Array
+  now: Date
+}
+
 /**
- * Signs an artifact's contents in memory (docs/signing.md): refuses a manifest that is missing
+ * Signs an artifact's contents in memory (docs/signing.md), without a container digest: {@link planSignature},
+ * then {@link signManifest}. `signArtifact` signs a file and its container.
+ */
+export function signContents(contents: ArtifactContents, credentials: SigningCredentials): SignedContents {
+  return signManifest(planSignature(contents, credentials), null)
+}
+
+/**
+ * Makes every check of the signer (docs/signing.md): refuses a manifest that is missing
  * (`manifest-missing`) or not strict JSON (`manifest-malformed`), a signed artifact (`already-signed`), a
+ * manifest that already has `containerDigest` (`manifest-malformed`: only the signer writes it), a
  * `files[]` that does not list exactly the payload (`file-missing`, `file-size-mismatch`,
  * `file-digest-mismatch`, `undeclared-file`: the verifier's codes, since a verifier would refuse the same), a
  * certificate chain that does not hold together, a certificate not valid at the signing time, and a key that
- * is not the certificate's (`key-mismatch`); then checks its own result with the verifier's checklist (all
- * but the root link, which needs a trust store) before anything is written.
+ * is not the certificate's (`key-mismatch`).
  */
-export function signContents(contents: ArtifactContents, credentials: SigningCredentials): SignedContents {
+export function planSignature(contents: ArtifactContents, credentials: SigningCredentials): SignaturePlan {
   if (contents.manifest === null) throw new SigningError('manifest-missing', 'The artifact has no manifest.json; sign a packed artifact.')
   const manifestBytes = contents.manifest.bytes
   const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
@@ -53,6 +77,9 @@ export function signContents(contents: ArtifactContents, credentials: SigningCre
   if (manifest.signatureCount > 0) throw new SigningError('already-signed', 'The artifact is already signed; sign the packed artifact, not a signed one.')
   const carried = signingEntryNames.find((name) => contents.files.has(name))
   if (carried !== undefined) throw new SigningError('already-signed', `The artifact already carries ${carried}; sign the packed artifact, not a signed one.`)
+  if (Object.hasOwn(manifest.value, containerDigestMember)) {
+    throw new SigningError('manifest-malformed', `manifest.json already has a ${containerDigestMember} member; only the signer writes it (pack the plugin again without it).`)
+  }
   const filesShape = checkFilesShape(manifest.value)
   if (filesShape !== null) throw new SigningError('manifest-malformed', `manifest.json cannot be checked against the artifact: ${filesShape}.`)
   const incomplete = decidingFileProblem(compareDeclaredFiles(declaredFilesOf(manifest.value), contents.files, {exhaustive: true, signed: false}))
@@ -78,17 +105,42 @@ export function signContents(contents: ArtifactContents, credentials: SigningCre
   if (!Buffer.from(publicKeyOf(credentials.privateKey)).equals(Buffer.from(certificatePublicKey(certificate)))) {
     throw new SigningError('key-mismatch', `The private key is not the key of certificate ${certificate.certificateId}.`)
   }
-
   const files = new Map(contents.files)
   for (const [name, bytes] of chainEntries) files.set(name, {size: bytes.length, sha256: `sha256:${sha256Hex(bytes)}`})
-  const digest = computeArtifactDigest({unsignedManifest: unsignedManifestOf(manifestBytes), files})
-  const message = signatureMessage({keyId: certificate.certificateId, signedAt, artifactDigestHex: digest.sha256})
-  const value = encodeBase64(sign(Buffer.from(message, 'utf8'), credentials.privateKey))
-  const signed = appendSignatureTrailer(manifestBytes, {algorithm: 'ed25519', keyId: certificate.certificateId, value, signedAt})
+  return {packedUnsigned: unsignedManifestOf(manifestBytes), chainEntries, files, certificateId: certificate.certificateId, signedAt, privateKey: credentials.privateKey, now}
+}
 
-  const check = runChecklist({manifest: manifestRead(signed), files, signingFiles: chainEntries}, {trust: null, now, revocations: null})
+/**
+ * Signs the planned manifest: U is the packed U, with `"containerDigest":"sha256:<containerSha256>"` as its
+ * last member when a container digest is given; P is built over U and the plan's files, the message of
+ * docs/signing.md §7 signed, the trailer appended. The result is checked with the verifier's checklist (all
+ * but the root link, and the container, which is checked once written) before it is returned.
+ */
+export function signManifest(plan: SignaturePlan, containerSha256: string | null): SignedContents {
+  const unsigned = containerSha256 === null ? plan.packedUnsigned : withContainerDigest(plan.packedUnsigned, containerSha256)
+  const digest = computeArtifactDigest({unsignedManifest: unsigned, files: plan.files})
+  const message = signatureMessage({keyId: plan.certificateId, signedAt: plan.signedAt, artifactDigestHex: digest.sha256})
+  const value = encodeBase64(sign(Buffer.from(message, 'utf8'), plan.privateKey))
+  const signed = appendSignatureTrailer(unsigned, {algorithm: 'ed25519', keyId: plan.certificateId, value, signedAt: plan.signedAt})
+  const check = runChecklist({manifest: manifestRead(signed), files: plan.files, signingFiles: plan.chainEntries}, {trust: null, now: plan.now, revocations: null, requireContainerSignature: false})
   if ('code' in check) throw errorFrom(check)
-  return {manifest: signed, chainEntries, certificateId: certificate.certificateId, signedAt, artifactDigest: digest.sha256}
+  return {manifest: signed, chainEntries: plan.chainEntries, certificateId: plan.certificateId, signedAt: plan.signedAt, artifactDigest: digest.sha256}
+}
+
+/**
+ * The signed manifest as it is written before its container digest is known: the same bytes as the final
+ * one, but for the 64 hex digits (all `0`) and the signature value (base64 of 64 zero bytes), the two
+ * ranges the container digest counts as zero bytes.
+ */
+export function placeholderManifest(plan: SignaturePlan): Uint8Array {
+  const unsigned = withContainerDigest(plan.packedUnsigned, '0'.repeat(64))
+  return appendSignatureTrailer(unsigned, {algorithm: 'ed25519', keyId: plan.certificateId, value: encodeBase64(new Uint8Array(signatureLength)), signedAt: plan.signedAt})
+}
+
+/** U with `"containerDigest":"sha256:<hex>"` added as its last member (U ends in `}`, the object has members). */
+function withContainerDigest(unsigned: Uint8Array, sha256: string): Uint8Array {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new RangeError(`A container digest is 64 lowercase hex digits, not ${JSON.stringify(sha256)}.`)
+  return new Uint8Array(Buffer.concat([unsigned.subarray(0, -1), Buffer.from(`,"${containerDigestMember}":"sha256:${sha256}"}`, 'utf8')]))
 }
 
 /** The certificate files as they go into the artifact: the JSON bytes verbatim, each `.sig` as one base64 line. */

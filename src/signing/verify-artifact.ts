@@ -73,9 +73,12 @@ export async function readArtifactContents<T>(file: string, options: ReadContent
   }
 }
 
-/** Re-verifies contents with a context of the signer: no trust store (the root link is the verifier's), at `now`. */
+/**
+ * Re-verifies contents with a context of the signer: no trust store (the root link is the verifier's), at
+ * `now`, the container signature required (the signer writes one).
+ */
 export function signerContext(now: Date): VerifyContext {
-  return {trust: null, now, revocations: null}
+  return {trust: null, now, revocations: null, requireContainerSignature: true}
 }
 
 /** The verification problem for an archive the strict reader refused. */

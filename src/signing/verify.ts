@@ -1,4 +1,5 @@
 import {missingManifestAdvice} from '../archive/foreign.js'
+import {containerClaim, containerDigestMember} from '../artifact/container.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {computeArtifactDigest, signatureMessage} from '../artifact/digest.js'
 import {readSignedManifestJson, type SignatureFields, splitTrailer} from '../artifact/trailer.js'
@@ -11,9 +12,10 @@ import {checkChain, type ChainFiles, type VerifiedChain} from '../pki/chain.js'
 import {signatureLength, verifyStrict} from '../pki/ed25519.js'
 import {parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore} from '../pki/trust.js'
-import {checkRevocation} from '../revocation/check.js'
-import {type RevocationList, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
-import {problem, verdictOf, type VerificationResult, type VerifyProblem} from './result.js'
+import {checkRevocations} from '../revocation/check.js'
+import {type RevocationList, type RevocationListContent, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
+import {problem, verdictOf, type VerificationResult, type VerifyProblem, type VerifyWarning} from './result.js'
+import {formatMiB} from '../quantities.js'
 
 /** How to verify. */
 export interface VerifyOptions {
@@ -33,6 +35,11 @@ export interface VerifyOptions {
    * who can withhold the current list (a freeze attack) would otherwise keep a revoked signer accepted.
    */
   allowStaleRevocations?: boolean
+  /**
+   * Refuse an artifact file whose signature does not cover its container (`container-unsigned`: signed
+   * without `containerDigest`) instead of accepting it with that warning. Off by default.
+   */
+  requireContainerSignature?: boolean
 }
 
 /**
@@ -43,7 +50,12 @@ export interface VerifyOptions {
 export interface VerifyContext {
   trust: TrustStore | null
   now: Date
+  /** The list given to this operation (the result summarises it). */
   revocations: VerifiedRevocationList | null
+  /** Lists applied besides it: the newest list of every root a data root has recorded (install/revocation-state.ts). */
+  recordedRevocations?: readonly RevocationListContent[]
+  /** Refuse an artifact file signed without a container digest (`container-unsigned`) instead of warning. */
+  requireContainerSignature: boolean
 }
 
 /** How far `signedAt` may lie ahead of the verifier's clock. */
@@ -55,6 +67,7 @@ export interface Verified {
   signature: SignatureFields
   /** Hex SHA-256 of the canonical digest text P. */
   artifactDigest: string
+  warnings: VerifyWarning[]
 }
 
 /** What the checklist learned before it stopped, for the result. */
@@ -73,7 +86,7 @@ export function verificationContext(options: VerifyOptions): VerifyContext {
   const trust = parseTrustStore(options.trust)
   const now = options.now ?? new Date()
   const revocations = options.revocations === undefined ? null : verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
-  return {trust, now, revocations}
+  return {trust, now, revocations, requireContainerSignature: options.requireContainerSignature === true}
 }
 
 /**
@@ -96,13 +109,13 @@ export function checkContents(contents: ArtifactContents, context: VerifyContext
     certificate: progress.certificate,
   }
   const applied = context.revocations === null ? {} : {revocations: summarizeRevocationList(context.revocations)}
-  if ('code' in outcome) return {valid: false, verdict: verdictOf[outcome.code], ...known, problems: [outcome], ...applied}
-  return {valid: true, verdict: 'Trusted', ...known, artifactDigest: `sha256:${outcome.artifactDigest}`, problems: [], ...applied}
+  if ('code' in outcome) return {valid: false, verdict: verdictOf[outcome.code], ...known, problems: [outcome], warnings: [], ...applied}
+  return {valid: true, verdict: 'Trusted', ...known, artifactDigest: `sha256:${outcome.artifactDigest}`, problems: [], warnings: outcome.warnings, ...applied}
 }
 
 /** A failed verification result with one problem (the archive could not be read, say). */
 export function failedResult(failure: VerifyProblem): VerificationResult {
-  return {valid: false, verdict: verdictOf[failure.code], certificateId: null, issuerCertificateId: null, signedAt: null, certificate: null, problems: [failure]}
+  return {valid: false, verdict: verdictOf[failure.code], certificateId: null, issuerCertificateId: null, signedAt: null, certificate: null, problems: [failure], warnings: []}
 }
 
 /**
@@ -127,30 +140,27 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  * 12. `publisher-mismatch`: the certificate subject is a creator or organization, the manifest's
  *     `publisher` is an object with an own `id` member, and that value is not the subject id.
  * 13. `signature-invalid`: strict Ed25519 of the signature message over P fails under the certificate's key.
- * 14. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes last, once
+ * 14. The container, only for contents read from an artifact file: see {@link checkContainer}. It comes
+ *     once the signature is proven, since the signature is what vouches for `containerDigest`: removing
+ *     or altering the member is `signature-invalid`.
+ * 15. `revoked` (verdict Revoked), only with revocation lists (the one given, those a data root recorded):
+ *     see `checkRevocation`; revoked when any list revokes it. It comes once
  *     the signature is proven, for three reasons: `signedAt`, which decides a routine revocation, is only
  *     evidence once the signature covering it verifies; a `Revoked` verdict then always states a fact
  *     about what the certificate really signed, so nobody can pin a revoked certificate's id onto forged
  *     bytes and have a host report (and act on) a revocation instead of a forgery; and every earlier code
  *     is a more specific reason to refuse.
+ * 16. `container-unsigned`: an artifact file signed without `containerDigest` is refused when the context
+ *     requires the container signature, and otherwise verifies with that warning. Last: it is the host's
+ *     policy about a signature that is otherwise valid, and a revocation says more.
  *
- * `context.trust` null is the signer re-checking its own output: everything but the root link is checked.
+ * `context.trust` null is the signer re-checking its own output, or `activate` asking whether a version
+ * installed Trusted is revoked since: everything but the root link is checked.
  */
 export function runChecklist(contents: ArtifactContents, context: VerifyContext, progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}): Verified | VerifyProblem {
-  // The manifest and its trailer.
-  if (contents.manifest === null) return problem('manifest-missing', `The artifact has no manifest.json.${missingManifestAdvice(contents.files.keys())}`)
-  const manifestBytes = contents.manifest.bytes
-  if (manifestBytes.length > maxManifestBytes) {
-    return problem('manifest-too-large', `manifest.json has ${manifestBytes.length} bytes, more than the ${maxManifestBytes} a manifest may have.`)
-  }
-  const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
-  if ('code' in manifest) return manifest
-  const filesShape = checkFilesShape(manifest.value)
-  if (filesShape !== null) return problem('manifest-malformed', `manifest.json cannot be checked against the artifact: ${filesShape}.`)
-  if (manifest.signatureCount === 0) return problem('signature-missing', 'manifest.json has no "signature": the artifact is not signed.')
-  const split = splitTrailer(manifestBytes, manifest)
-  if ('code' in split) return split
-  const {signature, unsigned} = split
+  const read = readSignedManifest(contents)
+  if ('code' in read) return read
+  const {manifest, signature, unsigned} = read
   progress.signature = signature
   if (signature.algorithm !== 'ed25519') {
     return problem('signature-algorithm-unsupported', `The signature algorithm ${JSON.stringify(signature.algorithm)} is not supported; only "ed25519" is.`)
@@ -164,8 +174,54 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
   const {certificate} = chain
   progress.certificate = certificate
   progress.issuer = chain.issuer
+  const signing = checkSigningTime(signature, certificate, context.now)
+  if (signing !== null) return signing
 
-  // The signature block against the certificate and the clock.
+  // The content against the signed manifest.
+  const fileProblem = decidingFileProblem(compareDeclaredFiles(declaredFilesOf(manifest), contents.files, {exhaustive: true, signed: true}))
+  if (fileProblem !== null) return problem(fileProblem.code, fileProblem.message)
+  const publisher = checkPublisher(manifest, certificate)
+  if (publisher !== null) return publisher
+
+  // The signature itself: over U, every entry, the key id and the signing time.
+  const digest = computeArtifactDigest({unsignedManifest: unsigned, files: contents.files})
+  const message = Buffer.from(signatureMessage({keyId: signature.keyId, signedAt: signature.signedAt, artifactDigestHex: digest.sha256}), 'utf8')
+  const signatureBytes = decodeBase64(signature.value, signatureLength) as Uint8Array
+  if (!verifyStrict(signatureBytes, message, certificatePublicKey(certificate))) {
+    return problem('signature-invalid', `The Ed25519 signature does not verify under the key of certificate ${certificate.certificateId}.`)
+  }
+
+  // The container, then revocation, once the signature (and with it containerDigest and signedAt) is proven.
+  const container = checkContainer(manifest, contents)
+  if (container !== null && typeof container !== 'string') return container
+  const lists = [...(context.revocations === null ? [] : [context.revocations.content]), ...(context.recordedRevocations ?? [])]
+  const revoked = checkRevocations(lists, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
+  if (revoked !== null) return revoked
+  if (container === null) return {chain, signature, artifactDigest: digest.sha256, warnings: []}
+  const unsignedContainer = `The signature does not cover the container: manifest.json has no ${containerDigestMember} (it was signed without one), so the archive's headers and compressed bytes are not signed.`
+  if (context.requireContainerSignature) return problem('container-unsigned', `${unsignedContainer} A container signature is required.`)
+  return {chain, signature, artifactDigest: digest.sha256, warnings: [{code: 'container-unsigned', message: unsignedContainer}]}
+}
+
+/** Steps 1 to 5: the manifest read as a signed manifest, split into U and its signature values. */
+function readSignedManifest(contents: ArtifactContents): {manifest: Record<string, unknown>; signature: SignatureFields; unsigned: Uint8Array} | VerifyProblem {
+  if (contents.manifest === null) return problem('manifest-missing', `The artifact has no manifest.json.${missingManifestAdvice(contents.files.keys())}`)
+  const manifestBytes = contents.manifest.bytes
+  if (manifestBytes.length > maxManifestBytes) {
+    return problem('manifest-too-large', `manifest.json is ${formatMiB(manifestBytes.length)}, more than the ${formatMiB(maxManifestBytes)} a manifest may be.`)
+  }
+  const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
+  if ('code' in manifest) return manifest
+  const filesShape = checkFilesShape(manifest.value)
+  if (filesShape !== null) return problem('manifest-malformed', `manifest.json cannot be checked against the artifact: ${filesShape}.`)
+  if (manifest.signatureCount === 0) return problem('signature-missing', 'manifest.json has no "signature": the artifact is not signed.')
+  const split = splitTrailer(manifestBytes, manifest)
+  if ('code' in split) return split
+  return {manifest: manifest.value, signature: split.signature, unsigned: split.unsigned}
+}
+
+/** Steps 8 to 10: the signature block against the certificate and the verifier's clock. */
+function checkSigningTime(signature: SignatureFields, certificate: Certificate, now: Date): VerifyProblem | null {
   if (signature.keyId !== certificate.certificateId) {
     return problem('signature-key-id-mismatch', `The signature names the key ${signature.keyId}, but the artifact carries the certificate ${certificate.certificateId}.`)
   }
@@ -177,14 +233,15 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
   if (validity === 'expired') {
     return problem('certificate-expired', `The artifact was signed at ${signature.signedAt}, after the certificate's validity ended (${certificate.notAfter}).`)
   }
-  if (signedAt > context.now.getTime() + maxClockSkewMs) {
-    return problem('signed-in-future', `The signing time ${signature.signedAt} is more than 5 minutes ahead of this clock (${context.now.toISOString()}).`)
+  if (signedAt > now.getTime() + maxClockSkewMs) {
+    return problem('signed-in-future', `The signing time ${signature.signedAt} is more than 5 minutes ahead of this clock (${now.toISOString()}).`)
   }
+  return null
+}
 
-  // The content against the signed manifest.
-  const fileProblem = decidingFileProblem(compareDeclaredFiles(declaredFilesOf(manifest.value), contents.files, {exhaustive: true, signed: true}))
-  if (fileProblem !== null) return problem(fileProblem.code, fileProblem.message)
-  const publisher = manifest.value.publisher
+/** Step 12: a creator's or organization's certificate must be the manifest's publisher, when it names an id. */
+function checkPublisher(manifest: Record<string, unknown>, certificate: Certificate): VerifyProblem | null {
+  const publisher = manifest.publisher
   if (
     (certificate.subject.kind === 'creator' || certificate.subject.kind === 'organization') &&
     typeof publisher === 'object' &&
@@ -197,21 +254,31 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
       `The manifest names the publisher ${JSON.stringify((publisher as {id: unknown}).id)}, but the certificate is for ${JSON.stringify(certificate.subject.id)}.`,
     )
   }
+  return null
+}
 
-  // The signature itself, last: over U, every entry, the key id and the signing time.
-  const digest = computeArtifactDigest({unsignedManifest: unsigned, files: contents.files})
-  const message = Buffer.from(signatureMessage({keyId: signature.keyId, signedAt: signature.signedAt, artifactDigestHex: digest.sha256}), 'utf8')
-  const signatureBytes = decodeBase64(signature.value, signatureLength) as Uint8Array
-  if (!verifyStrict(signatureBytes, message, certificatePublicKey(certificate))) {
-    return problem('signature-invalid', `The Ed25519 signature does not verify under the key of certificate ${certificate.certificateId}.`)
+/**
+ * Step 14, for contents read from an artifact file (a tree's container is gone: nothing to judge): a
+ * manifest without `containerDigest` is `'unsigned'` (judged after revocation, step 16). With the member:
+ * `container-digest-malformed` unless U ends with exactly `,"containerDigest":"sha256:<64 lowercase hex>"}`
+ * (the last member, as the signer writes it); `container-manifest-compressed` unless manifest.json is
+ * stored; `container-digest-mismatch` unless the file's container digest is the one claimed.
+ */
+function checkContainer(manifest: Record<string, unknown>, contents: ArtifactContents): VerifyProblem | 'unsigned' | null {
+  const evidence = contents.container
+  if (evidence === undefined || contents.manifest === null) return null
+  if (!Object.hasOwn(manifest, containerDigestMember)) return 'unsigned'
+  const claim = containerClaim(contents.manifest.bytes)
+  if (claim === null || manifest[containerDigestMember] !== `sha256:${claim.sha256}`) {
+    return problem('container-digest-malformed', `manifest.json's ${containerDigestMember} is not the last member of the signed manifest written exactly "${containerDigestMember}":"sha256:<64 lowercase hex digits>".`)
   }
-
-  // Revocation, once the signature (and with it signedAt) is proven.
-  if (context.revocations !== null) {
-    const revoked = checkRevocation(context.revocations.content, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
-    if (revoked !== null) return revoked
+  if (!evidence.manifestStored) {
+    return problem('container-manifest-compressed', `manifest.json carries ${containerDigestMember} but is compressed; a manifest with a container digest is stored (method 0).`)
   }
-  return {chain, signature, artifactDigest: digest.sha256}
+  if (evidence.sha256 !== claim.sha256) {
+    return problem('container-digest-mismatch', `The archive is not the container that was signed: its container digest is sha256:${evidence.sha256}, the signed manifest says sha256:${claim.sha256}.`)
+  }
+  return null
 }
 
 /** The signing files as the chain check takes them; a file present but larger than a certificate may be is unreadable. */
@@ -219,7 +286,7 @@ function readChainFiles(contents: ArtifactContents): ChainFiles | VerifyProblem 
   const read = (name: string): Uint8Array | null | VerifyProblem => {
     const bytes = contents.signingFiles.get(name)
     if (bytes === undefined) return null
-    if (bytes === null) return problem('certificate-unreadable', `${name} has ${contents.files.get(name)?.size} bytes; a certificate file has at most ${maxCertificateBytes}.`)
+    if (bytes === null) return problem('certificate-unreadable', `${name} is ${formatMiB(contents.files.get(name)?.size ?? 0)}; a certificate file is at most ${formatMiB(maxCertificateBytes)}.`)
     return bytes
   }
   const files = {

@@ -7,6 +7,7 @@ import {judgeContents} from '../artifact/validate-artifact.js'
 import {throwIfCancelled} from '../cancellation.js'
 import {withSpooledFile} from '../fs/spool.js'
 import type {ValidationReport} from '../manifest/report.js'
+import type {Diagnostic} from '../manifest/diagnostic.js'
 import {hasMember, isBlank, isRecord, member, quote} from '../manifest/rules/values.js'
 import {compareSemVer, isSemVer} from '../model/semver.js'
 import {parseTrustStore, readTrustStore, type TrustStore} from '../pki/trust.js'
@@ -56,6 +57,11 @@ export interface VerifyUploadOptions {
    * reason as its `cause`) instead of giving a report, and leaves no temporary file.
    */
   signal?: AbortSignal
+  /**
+   * Refuse an upload whose signature does not cover its container (`container-unsigned`: signed without
+   * `containerDigest`). On by default; `false` accepts one with that warning instead.
+   */
+  requireContainerSignature?: boolean
 }
 
 /**
@@ -66,7 +72,9 @@ export interface VerifyUploadOptions {
  *    the multi-RID layout, the icon, `files[]` against the real bytes): every diagnostic, warnings included.
  * 2. The signature (with the revocation list when given): any verdict but Trusted is an error with the
  *    deciding code (`signature-missing` for an unsigned upload), unless the validator already reported the
- *    same fault (a malformed manifest, the same `files[]` problem, the signature block shape). An unusable
+ *    same fault (a malformed manifest, the same `files[]` problem, the signature block shape). The
+ *    signature must cover the container (`container-unsigned`) unless `requireContainerSignature` is
+ *    false, when that is a warning. An unusable
  *    list is its own problem (`revocation-list-invalid`, `revocation-list-stale`); the signature is then
  *    checked without it, so its verdict is still reported.
  * 3. `publisher-mismatch`: `publisher.name` is not the account name; `publisher.id` is present and not the
@@ -88,7 +96,7 @@ export async function verifyUpload(upload: Upload, options: VerifyUploadOptions)
   const outcome = await withUploadFile(upload, {limits, signal}, (file) =>
     readArtifactContents(file, {limits, secrets: true, signal, throwUnreadableFile: true}, async (contents) => ({
       validation: judgeContents(contents, {label, level: 'publication'}),
-      verification: checkContents(contents, {trust, now, revocations}),
+      verification: checkContents(contents, {trust, now, revocations, requireContainerSignature: options.requireContainerSignature !== false}),
       manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
     })),
   )
@@ -96,9 +104,10 @@ export async function verifyUpload(upload: Upload, options: VerifyUploadOptions)
 
   const {validation, verification, manifest} = outcome
   const problems: UploadProblem[] = [
-    ...validation.problems.map(({code, severity, message, pointer}) => (pointer === null ? {code, severity, message} : {code, severity, message, pointer})),
+    ...validation.problems.map(uploadProblemOf),
     ...listProblems,
     ...signatureProblems(verification, validation),
+    ...verification.warnings.map(({code, message}): UploadProblem => ({code, severity: 'warning', message})),
     ...publisherProblems(manifest, account),
     ...versionProblems(manifest, publishedVersions),
   ]
@@ -218,4 +227,10 @@ function unreadableReport(failure: VerifyProblem & {code: VerifyCode}): UploadRe
   const problem: UploadProblem = {code: failure.code, severity: 'error', message: failure.message}
   if (failure.archiveCode !== undefined) problem.archiveCode = failure.archiveCode
   return {accepted: false, id: null, version: null, problems: [problem], verdict: verdictOf[failure.code], certificateId: null}
+}
+
+/** A validation diagnostic as an upload problem: located by its pointer, or by the other file it is in and the line there. */
+function uploadProblemOf({code, severity, message, pointer, path, line}: Diagnostic): UploadProblem {
+  if (path !== undefined) return line === null ? {code, severity, message, file: path} : {code, severity, message, file: path, line}
+  return pointer === null ? {code, severity, message} : {code, severity, message, pointer}
 }

@@ -7,8 +7,8 @@ import {generateKeyPair} from '../../src/pki/ed25519.js'
 import {writeRevocationList} from '../../src/revocation/files.js'
 import {createRevocationList} from '../../src/revocation/list.js'
 import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
-import {signedSample, writeArtifact, flipByte} from '../signing/artifacts.js'
-import {fieldsOf, type TestPki} from '../signing/pki.js'
+import {flipByte, writeContainerSigned} from '../signing/artifacts.js'
+import {fieldsOf, samplePlugin, type TestPki} from '../signing/pki.js'
 import {livePki} from '../store/uploads.js'
 
 let dir: string
@@ -25,7 +25,8 @@ before(async () => {
   await writeFile(at('trust.json'), `${JSON.stringify(pki.trust, null, 2)}\n`)
   await writeFile(at('certificate.json'), pki.certificate.json)
   await writeFile(at('other.pub'), base64Line(generateKeyPair().publicKey))
-  await writeArtifact(at('signed.svcPlugin'), await signedSample(pki, {now: new Date()}))
+  const {manifest, payload} = samplePlugin()
+  await writeContainerSigned(at('signed.svcPlugin'), {manifest, entries: payload}, {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: new Date()})
 })
 after(async () => cleanup())
 

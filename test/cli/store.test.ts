@@ -6,7 +6,7 @@ import {base64Line} from '../../src/pki/base64.js'
 import {verifyUpload} from '../../src/store/verify-upload.js'
 import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
 import {fieldsOf, type TestPki} from '../signing/pki.js'
-import {livePki, signedUpload, unsignedUpload, writeArtifact} from '../store/uploads.js'
+import {livePki, unsignedUpload, writeArtifact, writeSignedUpload} from '../store/uploads.js'
 
 let dir: string
 let cleanup: () => Promise<void>
@@ -18,7 +18,7 @@ before(async () => {
   pki = livePki()
   await writeFile(at('root.key'), base64Line(pki.root.privateKey))
   await writeFile(at('trust.json'), `${JSON.stringify(pki.trust, null, 2)}\n`)
-  await writeArtifact(at('upload.svcPlugin'), await signedUpload(pki, {now: new Date()}))
+  await writeSignedUpload(at('upload.svcPlugin'), pki, {now: new Date()})
   await writeArtifact(at('broken.svcPlugin'), unsignedUpload({omit: ['runtimes/win-x64/WeatherStation.exe'], manifest: {license: undefined}}))
 })
 after(async () => cleanup())

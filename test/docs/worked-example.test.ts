@@ -96,13 +96,14 @@ describe('the worked examples of docs/signing.md and docs/revocation.md', () => 
 
   it('states the sizes the example produces in its prose', () => {
     const certificateJson = utf8(block('certificate-json'))
-    const unsigned = utf8(block('packed-manifest')).subarray(0, -1)
+    const signed = block('signed-manifest')
+    const unsigned = utf8(`${signed.slice(0, signed.lastIndexOf(',"signature":{"algorithm":"'))}}`)
     const certificateSig = utf8(block('certificate-sig'))
     const packed = utf8(block('packed-manifest'))
     for (const phrase of [
       `including the last; ${certificateJson.length} bytes)`,
       `followed by the ${certificateJson.length} bytes`,
-      `without its final \`\\n\` (${unsigned.length} bytes)`,
+      `\`,"containerDigest":"sha256:<hex>"}\` (${unsigned.length} bytes)`,
       `\`certificate.sig\` (${certificateSig.length} bytes: ${certificateSig.length - 1} base64 characters and \`\\n\`)`,
       `\`manifest.json\` (${packed.length} bytes, deflated)`,
     ]) {
@@ -152,15 +153,17 @@ describe('the worked example checked against the documented rules with node:cryp
     assert.ok(block('packed-manifest').endsWith('}\n'))
   })
 
-  it('ends the signed manifest with the trailer, and U is the packed manifest without its final newline (signing.md §5)', () => {
+  it('ends the signed manifest with the trailer, and U is the packed manifest without its final newline and }, then containerDigest (signing.md §5)', () => {
     const signed = block('signed-manifest')
     const trailer = block('trailer')
     assert.ok(signed.endsWith(trailer))
     assert.match(trailer, /^,"signature":\{"algorithm":"ed25519","keyId":"cert_[0-9a-f]{32}","value":"[A-Za-z0-9+/]+={0,2}","signedAt":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"\}\}\n$/)
+    // The trailer of an ed25519 signature by a certificate id is 219 bytes (artifact-format.md §10.2).
+    assert.equal(utf8(trailer).length, 219)
     const at = signed.lastIndexOf(',"signature":{"algorithm":"')
     assert.equal(signed.slice(at), trailer)
     const unsigned = `${signed.slice(0, at)}}`
-    assert.equal(unsigned, block('packed-manifest').replace(/\s+$/, ''))
+    assert.equal(unsigned, `${block('packed-manifest').replace(/\s+$/, '').slice(0, -1)},"containerDigest":"sha256:${value('container-digest')}"}`)
     assert.equal(`${unsigned.slice(0, -1)}${trailer}`, signed, 'the signer replaces the final } by the trailer')
     const parsed = JSON.parse(signed) as {signature: Record<string, string>}
     assert.deepEqual(parsed.signature, {algorithm: 'ed25519', keyId: exampleInputs.certificateId, value: value('signature-value'), signedAt: exampleInputs.signedAt})
@@ -284,6 +287,26 @@ describe('the worked example as real files', () => {
     } finally {
       await archive.close()
     }
+  })
+
+  it('carries the documented container digest: the file with the documented ranges zeroed hashes to it (artifact-format.md §10.2)', async () => {
+    const file = await readFile(signedFile)
+    const ranges = [...block('container-ranges').matchAll(/bytes (\d+) to (\d+) \((\d+)\)/g)].map((match) => [Number(match[1]), Number(match[2]) + 1] as const)
+    assert.deepEqual(ranges.map(([start, end]) => end - start), [64, 88, 4, 4])
+    assert.ok(block('container-ranges').endsWith(`file: ${file.length} bytes\n`))
+    assert.ok(doc.includes(`The signed artifact is ${file.length.toLocaleString('en-US')} bytes.`), `docs/signing.md should give the signed artifact's size. ${regenerate}`)
+    // The ranges as a third party finds them from the documented rules alone.
+    const end = file.length - 22
+    const central = file.readUInt32LE(end + 16) // manifest.json is the first record: the signer writes it first
+    assert.equal(file.subarray(central + 46, central + 46 + file.readUInt16LE(central + 28)).toString('utf8'), 'manifest.json')
+    const local = file.readUInt32LE(central + 42)
+    const data = local + 30 + file.readUInt16LE(local + 26) + file.readUInt16LE(local + 28)
+    const trailer = data + file.readUInt32LE(central + 20) - 219
+    assert.deepEqual(ranges, [[trailer - 65, trailer - 1], [trailer + 93, trailer + 181], [local + 14, local + 18], [central + 16, central + 20]])
+    const zeroed = Buffer.from(file)
+    for (const [start, stop] of ranges) zeroed.fill(0, start, stop)
+    assert.equal(sha256Hex(zeroed), value('container-digest'))
+    assert.equal(file.subarray(trailer - 65, trailer - 1).toString('latin1'), value('container-digest'))
   })
 
   it('verifies as Trusted with the documented trust store from 5 minutes before signedAt', async () => {

@@ -124,7 +124,8 @@ describe('install of a signed artifact', () => {
       const result = await install(await ws.artifact('signed', {signer}), trusted(ws, signer))
       assert.equal(result.verdict, 'Trusted')
       assert.equal(result.certificateId, signer.certificateId)
-      assert.deepEqual(result.warnings, [])
+      // Signed in memory, without a container digest: Trusted, with the one warning that says so.
+      assert.deepEqual(result.warnings.map((item) => [item.code, item.blocking]), [['container-unsigned', false]])
       assert.deepEqual((await readdir(path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0'))).sort(), ['assets', 'certificate.json', 'certificate.sig', 'manifest.json', 'runtimes'])
     })
   })
@@ -246,15 +247,15 @@ describe('install refusals', () => {
     })
   })
 
-  it('refuses a version already installed without force: already-installed; replaces it with force under a fresh directory', async () => {
+  it('refuses a version already installed without force: already-installed; replaces it with force, in versions/<version> again', async () => {
     await inWorkspace(async (ws) => {
       const artifact = await ws.artifact('alpha')
       await install(artifact, unsigned(ws))
       await assert.rejects(install(artifact, unsigned(ws)), installError('already-installed', {active: true}))
       const again = await install(artifact, unsigned(ws, {force: true}))
       assert.equal(again.previousVersion, '1.0.0')
-      assert.equal(again.directory, path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0_1'))
-      assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0_1'])
+      assert.equal(again.directory, path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0'))
+      assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0'])
       assert.deepEqual(await stagingEntries(ws.dataRoot), [])
     })
   })

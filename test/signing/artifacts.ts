@@ -3,7 +3,8 @@ import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 import {base64Line} from '../../src/pki/base64.js'
 import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest.js'
 import {sign} from '../../src/pki/ed25519.js'
-import {signContents} from '../../src/signing/sign.js'
+import {signContents, type SigningCredentials} from '../../src/signing/sign.js'
+import {signArtifact, type SignArtifactResult} from '../../src/signing/sign-artifact.js'
 import {appendSignatureTrailer, unsignedManifestOf} from '../../src/artifact/trailer.js'
 import {manifestRead, type ArtifactContents} from '../../src/artifact/contents.js'
 import {signingEntryNames} from '../../src/model/signing-files.js'
@@ -126,4 +127,13 @@ export async function writeArtifact(file: string, artifact: Artifact): Promise<s
   }))
   if (artifact.manifest !== null) entries.unshift({name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'buffer', data: Buffer.from(artifact.manifest)}})
   return (await writeArchive(file, entries)).path
+}
+
+/**
+ * Signs `unsigned` the way `svc-plugin sign` does, container included: writes it packed beside `file`
+ * (`<file>.packed`), then `signArtifact` writes the signed artifact to `file`.
+ */
+export async function writeContainerSigned(file: string, unsigned: Artifact, credentials: SigningCredentials): Promise<SignArtifactResult> {
+  const packed = await writeArtifact(`${file}.packed`, unsigned)
+  return signArtifact({...credentials, artifact: packed, output: file})
 }

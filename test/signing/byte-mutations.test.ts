@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import {after, before, describe, it} from 'node:test'
 import fc from 'fast-check'
 import {append, checkMutations, flip, insert, type Mutation, type SignedOriginal, signedOriginal} from './byte-mutations.js'
+import {checkSealedMutations, remove, sealedOriginal, type SealedOriginal} from './sealed-mutations.js'
 
 // A seeded sample of the mutants of one real signed artifact: one byte of every header field of
 // every record (and of every name and every entry's data), flipped; insertions at random offsets;
@@ -53,5 +54,28 @@ describe('every byte of a signed artifact is signed, checked or a fixed-size hea
     const report = await checkMutations(original, mutations)
     assert.deepEqual(report.violations, [])
     assert.equal(report.trusted, 0)
+  })
+})
+
+describe('no byte of an artifact carrying containerDigest can change and still be accepted (a seeded sample)', () => {
+  let sealed: SealedOriginal
+  before(async () => {
+    sealed = await sealedOriginal()
+  })
+  after(async () => sealed.remove())
+
+  // 100 of the fields (of about 280), one bit flipped in each; 25 bytes inserted, 25 deleted: about 5 s.
+  it('refuses, in verifyArtifact, verifyUpload and install, a flipped bit in a hundred fields, and inserted and deleted bytes', async () => {
+    const [offsets] = fc.sample(fc.shuffledSubarray(onePerField(sealed.fields), {minLength: 100, maxLength: 100}), {seed, numRuns: 1}) as [number[]]
+    const bits = fc.sample(fc.integer({min: 0, max: 7}), {seed, numRuns: offsets.length})
+    const places = fc.sample(fc.integer({min: 0, max: sealed.bytes.length - 1}), {seed: seed + 1, numRuns: 25})
+    const mutations: Mutation[] = [
+      ...offsets.map((offset, index) => flip(offset, 1 << bits[index]!)),
+      ...places.map((offset, index) => insert(offset, (index * 37) & 0xff)),
+      ...places.map((offset) => remove(offset)),
+    ]
+    const report = await checkSealedMutations(sealed, mutations)
+    assert.deepEqual(report.violations, [])
+    assert.deepEqual(report.refused, {verifyArtifact: 150, verifyUpload: 150, install: 150})
   })
 })

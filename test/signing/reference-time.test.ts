@@ -7,8 +7,8 @@ import {createRevocationList} from '../../src/revocation/list.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import {verifyUpload} from '../../src/store/verify-upload.js'
 import {tempDir} from '../helpers/cli.js'
-import {signedSample, writeArtifact} from './artifacts.js'
-import {createPki, testNow, validTo} from './pki.js'
+import {writeContainerSigned} from './artifacts.js'
+import {createPki, samplePlugin, testNow, validTo} from './pki.js'
 
 /**
  * Runs `body` with a clock that cannot be read: `new Date()` and `Date.now()` are recorded and throw,
@@ -61,7 +61,8 @@ describe('one reference time: install, verifyArtifact, verifyInstalled and verif
   before(async () => {
     ;({dir, cleanup} = await tempDir('svc-plugin-reference-time-'))
     // Signed at testNow, in 2030: a verifier that read this machine's clock instead would find it signed in the future.
-    artifact = await writeArtifact(path.join(dir, 'weather.svcPlugin'), await signedSample(pki))
+    const {manifest, payload} = samplePlugin()
+    artifact = (await writeContainerSigned(path.join(dir, 'weather.svcPlugin'), {manifest, entries: payload}, {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: testNow})).output
   })
   after(async () => cleanup())
 

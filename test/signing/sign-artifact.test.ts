@@ -67,12 +67,14 @@ describe('signArtifact', () => {
     assert.deepEqual(await readFile(first.output), await readFile(second.output))
   })
 
-  it('keeps the packed manifest bytes as U: only trailing whitespace and the final "}" give way to the trailer', async () => {
+  it('keeps the packed manifest bytes in U: only trailing whitespace and the final "}" give way to containerDigest, then the trailer', async () => {
     const result = await sign()
     const signedManifest = (await readAll(result.output)).bytes.get('manifest.json') as Buffer
     const split = splitSignedManifest(signedManifest)
     assert.ok(!('code' in split))
-    assert.equal(Buffer.from(split.unsigned).toString('utf8'), Buffer.from(samplePlugin().manifest).toString('utf8').trimEnd())
+    const packed = Buffer.from(samplePlugin().manifest).toString('utf8').trimEnd()
+    assert.equal(Buffer.from(split.unsigned).toString('utf8'), `${packed.slice(0, -1)},"containerDigest":"${result.containerDigest}"}`)
+    assert.match(result.containerDigest, /^sha256:[0-9a-f]{64}$/)
   })
 
   it('signs with an issuer chain and writes issuer.json and issuer.sig', async () => {

@@ -11,6 +11,7 @@ import {InputFileError} from '../../src/fs/input.js'
 import type {UploadReport} from '../../src/store/report.js'
 import {verifyUpload, type Upload, type VerifyUploadOptions} from '../../src/store/verify-upload.js'
 import {tempDir} from '../helpers/cli.js'
+import {formatMiB} from '../../src/quantities.js'
 import {flipByte} from '../signing/artifacts.js'
 import {createPki, testNow} from '../signing/pki.js'
 import {account, signedUpload, unsignedUpload, writeArtifact} from './uploads.js'
@@ -122,7 +123,7 @@ describe('an upload over the archive size limit', () => {
     }
     const fromNode = await judge(Readable.from(endless()), {limits: {maxArchiveBytes: limit}})
     assert.deepEqual(refusal(fromNode), expected)
-    assert.match(fromNode.problems[0]!.message, new RegExp(`at least ${limit + chunk} bytes; the limit is ${limit}`))
+    assert.match(fromNode.problems[0]!.message, new RegExp(`at least ${formatMiB(limit + chunk)}; the limit is ${formatMiB(limit)}`))
     // Reading stopped at the first chunk past the limit (a Node stream reads at most its buffer, 16 chunks, ahead), and the stream was ended.
     assert.ok(pulled <= limit + chunk + 16 * chunk, `${pulled} bytes pulled`)
     assert.ok(ended)

@@ -1,5 +1,5 @@
 import {signContents} from '../../src/signing/sign.js'
-import {type Artifact, unsignedContents, writeArtifact} from '../signing/artifacts.js'
+import {type Artifact, unsignedContents, writeArtifact, writeContainerSigned} from '../signing/artifacts.js'
 import {createRoot} from '../../src/pki/trust.js'
 import {issueFor, sha256Of, type TestPki, testNow} from '../signing/pki.js'
 
@@ -17,11 +17,13 @@ function payloadFiles(): Map<string, Uint8Array> {
 
 /**
  * A plugin with every publication field, packed: `files[]` lists exactly the payload (after `omit`), so it
- * can be signed whatever is left out; `manifest` overrides or adds top-level members (`undefined` removes one).
+ * can be signed whatever is left out or added (`extraFiles`); `manifest` overrides or adds top-level members
+ * (`undefined` removes one).
  */
-export function publishablePlugin(options: {omit?: string[]; manifest?: Record<string, unknown>} = {}): {manifest: Uint8Array; payload: Map<string, Uint8Array>} {
+export function publishablePlugin(options: {omit?: string[]; manifest?: Record<string, unknown>; extraFiles?: ReadonlyMap<string, Uint8Array>} = {}): {manifest: Uint8Array; payload: Map<string, Uint8Array>} {
   const payload = payloadFiles()
   for (const name of options.omit ?? []) payload.delete(name)
+  for (const [name, bytes] of options.extraFiles ?? []) payload.set(name, bytes)
   const files = [...payload]
     .map(([path, bytes]) => ({path, sha256: sha256Of(bytes), size: bytes.length}))
     .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)))
@@ -47,7 +49,13 @@ export function publishablePlugin(options: {omit?: string[]; manifest?: Record<s
   return {manifest: new Uint8Array(Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)), payload}
 }
 
-/** The publishable plugin signed with the PKI's certificate at the test clock (or `now`). */
+/** The publishable plugin signed by `signArtifact` (container included) into `file`, at the test clock (or `now`). */
+export async function writeSignedUpload(file: string, pki: TestPki, options: Parameters<typeof publishablePlugin>[0] & {now?: Date} = {}): Promise<string> {
+  const signed = await writeContainerSigned(file, unsignedUpload(options), {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: options.now ?? testNow})
+  return signed.output
+}
+
+/** The publishable plugin signed in memory, without a container digest (as signers before container digests did). */
 export async function signedUpload(pki: TestPki, options: Parameters<typeof publishablePlugin>[0] & {now?: Date} = {}): Promise<Artifact> {
   const {manifest, payload} = publishablePlugin(options)
   const signed = signContents(unsignedContents(manifest, payload), {privateKey: pki.signer.privateKey, certificate: pki.certificate, now: options.now ?? testNow})

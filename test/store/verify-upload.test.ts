@@ -10,7 +10,7 @@ import {verifyUpload, type VerifyUploadOptions} from '../../src/store/verify-upl
 import {tempDir} from '../helpers/cli.js'
 import {flipByte, withEntry} from '../signing/artifacts.js'
 import {createPki, fieldsOf, testNow} from '../signing/pki.js'
-import {account, signedUpload, unsignedUpload, writeArtifact} from './uploads.js'
+import {account, signedUpload, unsignedUpload, writeArtifact, writeSignedUpload} from './uploads.js'
 
 const pki = createPki()
 let dir: string
@@ -19,12 +19,13 @@ let accepted: string
 let counter = 0
 before(async () => {
   ;({dir, cleanup} = await tempDir('svc-plugin-store-'))
-  accepted = await writeArtifact(path.join(dir, 'accepted.svcPlugin'), await signedUpload(pki))
+  accepted = await writeSignedUpload(path.join(dir, 'accepted.svcPlugin'), pki)
 })
 after(async () => cleanup())
 
 const judge = (file: string, options: Partial<VerifyUploadOptions> = {}): Promise<UploadReport> => verifyUpload(file, {account, trust: pki.trust, now: testNow, ...options})
 const write = async (artifact: Parameters<typeof writeArtifact>[1]): Promise<string> => writeArtifact(path.join(dir, `upload-${++counter}.svcPlugin`), artifact)
+const writeSigned = (options: Parameters<typeof writeSignedUpload>[2]): Promise<string> => writeSignedUpload(path.join(dir, `upload-${++counter}.svcPlugin`), pki, options)
 const codes = (report: UploadReport): string[] => report.problems.map((problem) => problem.code)
 
 describe('verifyUpload', () => {
@@ -39,6 +40,14 @@ describe('verifyUpload', () => {
       certificateId: fieldsOf(pki.certificate).certificateId,
     })
     assert.equal(renderUploadText(report), 'accepted com.example.weather-station 1.4.2\n')
+  })
+
+  it('places a secret at the file and line that hold it, in the report and its text', async () => {
+    const token = Buffer.from('const a = 1\n\nconst token = "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"\n')
+    const report = await judge(await write(withEntry(unsignedUpload(), 'config/app.js', () => token)))
+    const secret = report.problems.find((problem) => problem.code === 'secret-detected')
+    assert.deepEqual(secret && {file: secret.file, line: secret.line, pointer: secret.pointer}, {file: 'config/app.js', line: 3, pointer: undefined})
+    assert.match(renderUploadText(report), /^error secret-detected: .* \(in config\/app\.js:3\)$/m)
   })
 
   it('refuses a signature that does not chain to the trust store (certificate-untrusted, UntrustedRoot)', async () => {
@@ -56,14 +65,14 @@ describe('verifyUpload', () => {
   })
 
   it('refuses a missing publication field (publication-metadata-missing at the root)', async () => {
-    const report = await judge(await write(await signedUpload(pki, {manifest: {license: undefined}})))
+    const report = await judge(await writeSigned({manifest: {license: undefined}}))
     assert.equal(report.verdict, 'Trusted')
     assert.deepEqual(report.problems.map(({code, severity, pointer}) => [code, severity, pointer]), [['publication-metadata-missing', 'error', '']])
     assert.match(report.problems[0]?.message ?? '', /^license is missing/)
   })
 
   it('refuses a package without the executable of one declared RID (entrypoint-not-packed)', async () => {
-    const report = await judge(await write(await signedUpload(pki, {omit: ['runtimes/win-x64/WeatherStation.exe']})))
+    const report = await judge(await writeSigned({omit: ['runtimes/win-x64/WeatherStation.exe']}))
     assert.equal(report.verdict, 'Trusted')
     assert.deepEqual(report.problems.map(({code, pointer}) => [code, pointer]), [['entrypoint-not-packed', '/entrypoints/win-x64/executable']])
   })
@@ -122,6 +131,14 @@ describe('verifyUpload', () => {
     assert.deepEqual([allowed.accepted, allowed.problems.map(({code, severity}) => [code, severity])], [true, [['revocation-list-stale', 'warning']]])
     const invalid = await judge(accepted, {revocations: {json: flipByte(list.json, 5), sig: list.sig}})
     assert.deepEqual([invalid.accepted, codes(invalid)], [false, ['revocation-list-invalid']])
+  })
+
+  it('refuses an upload signed without a container digest (container-unsigned), and accepts it with that warning when the requirement is turned off', async () => {
+    const unsealed = await write(await signedUpload(pki))
+    const required = await judge(unsealed)
+    assert.deepEqual([required.accepted, required.verdict, required.problems.map(({code, severity}) => [code, severity])], [false, 'SignatureInvalid', [['container-unsigned', 'error']]])
+    const allowed = await judge(unsealed, {requireContainerSignature: false})
+    assert.deepEqual([allowed.accepted, allowed.verdict, allowed.problems.map(({code, severity}) => [code, severity])], [true, 'Trusted', [['container-unsigned', 'warning']]])
   })
 
   it('reports a changed payload byte once (the validator) with the ContentMismatch verdict', async () => {

@@ -13,6 +13,7 @@ export interface StoreVerifyInput {
     readonly published?: readonly string[] | undefined
     readonly revocations?: string | undefined
     readonly 'allow-stale-revocations': boolean
+    readonly 'require-container-signature': boolean
     readonly json: boolean
     readonly quiet: boolean
     readonly 'no-color': boolean
@@ -28,6 +29,7 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     publishedVersions: [...(published ?? [])],
     revocationsFile: revocations,
     allowStaleRevocations,
+    requireContainerSignature: flags['require-container-signature'],
     signal: commandSignal(),
   })
   // The library's report as it is, behind the path it names.
