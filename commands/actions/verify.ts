@@ -58,6 +58,7 @@ async function verifyInstalledPlugin(id: string, {flags}: VerifyInput, output: C
     ...(version === undefined ? {} : {version}),
     trust: await readTrustStore(trust),
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
+    signal: commandSignal(),
   })
   for (const item of result.warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) output.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict'
 import {createHash} from 'node:crypto'
-import {mkdir, readFile, readdir, rm} from 'node:fs/promises'
+import {cp, mkdir, readFile, readdir, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {Readable} from 'node:stream'
+import {isDeepStrictEqual} from 'node:util'
+import {install} from '../../src/install/install.js'
+import type {InstallResult} from '../../src/install/types.js'
+import {verifyInstalled, type InstalledVerification} from '../../src/install/verify-installed.js'
 import {merge, type MergeResult} from '../../src/merge/merge.js'
 import {pack, type PackResult} from '../../src/pack/pack.js'
 import {signArtifact, type SignArtifactResult} from '../../src/signing/sign-artifact.js'
@@ -14,6 +18,7 @@ import {verifyUpload} from '../../src/store/verify-upload.js'
 import type {ValidationReport} from '../../src/manifest/report.js'
 import {validatePath} from '../../src/validate/validate-path.js'
 import type {AbortCase} from '../helpers/abort-points.js'
+import {createSigner, defaultPayload, snapshotTree as snapshotDataRoot, writeArtifact as writeInstallArtifact, type TestSigner} from '../install/helpers/artifacts.js'
 import {noise, packRids} from '../merge/fixtures.js'
 import {copyExample, snapshotTree, writeTree} from '../pack/support.js'
 import {writeArtifact} from '../signing/artifacts.js'
@@ -207,6 +212,82 @@ export async function validateCase(dir: string, kind: 'directory' | 'artifact'):
     run: (signal) => validatePath(subject, {level: 'package', signal}),
     unchanged: async () => assert.deepEqual(await snapshotTree(dir), before),
     whole: async (report) => assert.deepEqual(report, reference),
+    reset: async () => undefined,
+  }
+}
+
+/** The plugin the install cases install: version 1.0.0 is in the data root, 1.1.0 (with large files) comes. */
+export interface DataRootInputs {
+  signer: TestSigner
+  /** A data root holding 1.0.0, copied afresh for every run. */
+  pristine: string
+  /** Its snapshot (every path, every file's size and digest). */
+  before: Map<string, string>
+  /** 1.1.0. */
+  artifact: string
+}
+
+/** The plugin the install cases install. */
+export const pluginId = 'com.example.cancel'
+
+/** A data root with 1.0.0 of the plugin installed, and the artifact of 1.1.0. */
+export async function dataRootInputs(dir: string): Promise<DataRootInputs> {
+  const signer = createSigner()
+  const pristine = path.join(dir, 'pristine')
+  const first = await writeInstallArtifact(path.join(dir, 'v1.svcPlugin'), {id: pluginId, version: '1.0.0', signer})
+  await install(first, {dataRoot: pristine, trust: signer.trust, now: signer.now, hostRid: 'linux-x64'})
+  const payload = {...defaultPayload(pluginId), ...Object.fromEntries(Object.entries(largeFiles()).map(([name, content]) => [name, typeof content === 'string' ? content : new Uint8Array(content)]))}
+  const artifact = await writeInstallArtifact(path.join(dir, 'v2.svcPlugin'), {id: pluginId, version: '1.1.0', signer, payload})
+  return {signer, pristine, before: await snapshotDataRoot(pristine), artifact}
+}
+
+/** The data root the install case of `dir` installs into. */
+export function installDataRoot(dir: string): string {
+  return path.join(dir, 'data-root')
+}
+
+// What an install makes of an empty data root before it touches a plugin: its layout's two directories, which
+// stay as any refused install leaves them (empty, and holding no plugin).
+const emptyLayout = new Map([
+  ['plugins', 'dir'],
+  ['plugins/_staging', 'dir'],
+])
+
+/**
+ * `install` of 1.1.0 over 1.0.0 (`update`) or into an empty data root (`first`): a cancelled install leaves
+ * the data root exactly as it was (an empty one at most with its empty layout), its lock given up and no
+ * staging directory left.
+ */
+export function installCase(dir: string, inputs: DataRootInputs, from: 'update' | 'first' = 'update'): AbortCase<InstallResult> {
+  const dataRoot = installDataRoot(dir)
+  const options = {dataRoot, trust: inputs.signer.trust, now: inputs.signer.now, hostRid: 'linux-x64'}
+  return {
+    run: async (signal) => {
+      if (from === 'update') await cp(inputs.pristine, dataRoot, {recursive: true})
+      else await mkdir(dataRoot)
+      return install(inputs.artifact, {...options, signal})
+    },
+    unchanged: async () => {
+      const after = await snapshotDataRoot(dataRoot)
+      if (from === 'update') assert.deepEqual(after, inputs.before)
+      else assert.ok(after.size === 0 || isDeepStrictEqual(after, emptyLayout), JSON.stringify([...after]))
+    },
+    whole: async (result) => {
+      assert.deepEqual([result.version, result.previousVersion, result.verdict], ['1.1.0', from === 'update' ? '1.0.0' : null, 'Trusted'])
+      const check = await verifyInstalled(dataRoot, pluginId, options)
+      assert.deepEqual([check.version, check.valid], ['1.1.0', true], JSON.stringify(check.problems))
+    },
+    reset: () => rm(dataRoot, {recursive: true, force: true}),
+  }
+}
+
+/** `verifyInstalled` of 1.0.0: a cancelled check gives no verification and changes nothing. */
+export function verifyInstalledCase(inputs: DataRootInputs): AbortCase<InstalledVerification> {
+  const options = {trust: inputs.signer.trust, now: inputs.signer.now, hostRid: 'linux-x64'}
+  return {
+    run: (signal) => verifyInstalled(inputs.pristine, pluginId, {...options, signal}),
+    unchanged: async () => assert.deepEqual(await snapshotDataRoot(inputs.pristine), inputs.before),
+    whole: async (check) => assert.deepEqual([check.version, check.valid], ['1.0.0', true], JSON.stringify(check.problems)),
     reset: async () => undefined,
   }
 }

@@ -4,13 +4,15 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, type AbortCase} from '../helpers/abort-points.js'
-import {mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, verifyUploadCase, type SigningInputs} from './cases.js'
+import {dataRootInputs, installCase, verifyInstalledCase, mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, verifyUploadCase, type DataRootInputs, type SigningInputs} from './cases.js'
 
 let dir: string
 let signing: SigningInputs
+let dataRoot: DataRootInputs
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'svc-plugin-cancel-all-'))
   signing = await signingInputs(dir)
+  dataRoot = await dataRootInputs(await mkdtemp(path.join(dir, 'data-root-')))
 })
 after(() => rm(dir, {recursive: true, force: true}))
 
@@ -30,4 +32,7 @@ describe('cancellation at every abort point: the operation rejects with AbortErr
   it('verifyUpload of a stream', async () => every(await verifyUploadCase(await mkdtemp(path.join(dir, 'stream-')), signing, 'stream')))
   it('validatePath of a folder', async () => every(await validateCase(await mkdtemp(path.join(dir, 'folder-')), 'directory')))
   it('validatePath of an artifact', async () => every(await validateCase(await mkdtemp(path.join(dir, 'artifact-')), 'artifact')))
+  it('install over an older version', async () => every(installCase(await mkdtemp(path.join(dir, 'install-')), dataRoot)))
+  it('install into an empty data root', async () => every(installCase(await mkdtemp(path.join(dir, 'first-')), dataRoot, 'first')))
+  it('verifyInstalled', async () => every(verifyInstalledCase(dataRoot)))
 })

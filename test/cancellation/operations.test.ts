@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, checkDeadlines, type AbortCase} from '../helpers/abort-points.js'
-import {mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, setCaseSize, verifyUploadCase, type SigningInputs} from './cases.js'
+import {dataRootInputs, installCase, verifyInstalledCase, mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, setCaseSize, verifyUploadCase, type DataRootInputs, type SigningInputs} from './cases.js'
 
 // A fixed sample of abort points per operation, spread over all of them (both ends included); the
 // exhaustive suite (operations.exhaustive.test.ts) aborts at every one.
@@ -12,10 +12,12 @@ const sample = 8
 
 let dir: string
 let signing: SigningInputs
+let dataRoot: DataRootInputs
 before(async () => {
   setCaseSize('sample')
   dir = await mkdtemp(path.join(tmpdir(), 'svc-plugin-cancel-'))
   signing = await signingInputs(dir)
+  dataRoot = await dataRootInputs(await mkdtemp(path.join(dir, 'data-root-')))
 })
 after(() => rm(dir, {recursive: true, force: true}))
 
@@ -42,4 +44,7 @@ describe('cancellation: an operation aborted at any of its abort points rejects 
   it('verifyUpload of a stream', async () => property(await verifyUploadCase(await caseDir('stream'), signing, 'stream')))
   it('validatePath of a folder', async () => property(await validateCase(await caseDir('folder'), 'directory')))
   it('validatePath of an artifact', async () => property(await validateCase(await caseDir('artifact'), 'artifact')))
+  it('install over an older version', async () => property(installCase(await caseDir('install'), dataRoot)))
+  it('install into an empty data root', async () => property(installCase(await caseDir('first'), dataRoot, 'first')))
+  it('verifyInstalled', async () => property(verifyInstalledCase(dataRoot)))
 })

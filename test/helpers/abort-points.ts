@@ -122,7 +122,7 @@ export async function checkDeadlines<T>(kase: AbortCase<T>, deadlines: readonly 
 }
 
 /** 1..last, or `count` of them spread evenly with both ends. */
-function abortPoints(last: number, points: 'all' | number): number[] {
+export function abortPoints(last: number, points: 'all' | number): number[] {
   const all = Array.from({length: last}, (_, index) => index + 1)
   if (points === 'all' || points >= last) return all
   const picked = new Set<number>()
