@@ -30,7 +30,11 @@ export async function withPluginLock<T>(dataRoot: string, id: string, options: L
   const paths = pluginPaths(dataRoot, id)
   const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(id))
   await ensureDirectory()
-  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal})
+  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal}).catch(async (error: unknown) => {
+    // A wait given up (cancelled, or timed out) leaves no plugin directory that holds nothing.
+    await removeDirectoryIfEmpty(dataRoot, levels.plugin(id))
+    throw error
+  })
   try {
     await recoverPlugin(dataRoot, id)
     await sweepOtherLeftovers(dataRoot, id)

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {after, before, describe, it} from 'node:test'
 import {CancelledError} from '../../src/cancellation.js'
 import {isTemporarySiblingOf} from '../../src/fs/durable.js'
 import {setMutationHook, type Mutation} from '../../src/fs/mutations.js'
+import {pluginPaths} from '../../src/install/layout.js'
 import {abortPoints, type AbortCase} from '../helpers/abort-points.js'
+import {dataRootInputs, installCase, installDataRoot, pluginId, setCaseSize, type CaseSize, type DataRootInputs} from './cases.js'
 
 /** What {@link checkMutationAborts} saw. */
 export interface MutationAbortsSeen {
@@ -73,4 +78,31 @@ export async function checkMutationAborts<T>(kase: AbortCase<T>, isJournal: (mut
     await kase.reset()
   }
   return seen
+}
+
+/**
+ * The suite of {@link checkMutationAborts} over an install of 1.1.0 over 1.0.0 and into an empty data root, at
+ * `points` of its changes to the disk, with the plugin's files of `size`.
+ */
+export function installMutationSuite(points: 'all' | number, size: CaseSize): void {
+  let dir: string
+  let inputs: DataRootInputs
+  before(async () => {
+    setCaseSize(size)
+    dir = await mkdtemp(path.join(tmpdir(), 'svc-plugin-cancel-mutations-'))
+    inputs = await dataRootInputs(await mkdtemp(path.join(dir, 'inputs-')))
+  })
+  after(() => rm(dir, {recursive: true, force: true}))
+
+  const which = points === 'all' ? 'at every one' : `at a fixed sample of ${points} of them, spread over all`
+  describe(`an install whose signal is aborted just before one of its changes to the disk, ${which}`, () => {
+    for (const from of ['update', 'first'] as const) {
+      it(`${from === 'update' ? 'over an older version' : 'into an empty data root'}: rejects with AbortError and leaves the data root as it was (no staging, no lock) before the journal, and completes whole from it on`, async () => {
+        const work = await mkdtemp(path.join(dir, `${from}-`))
+        const pluginDirectory = path.dirname(pluginPaths(installDataRoot(work), pluginId).transaction)
+        const seen = await checkMutationAborts(installCase(work, inputs, from), journalMutation(pluginDirectory), points)
+        assert.ok(seen.cancelled > 0 && seen.completed > 0, JSON.stringify(seen))
+      })
+    }
+  })
 }
