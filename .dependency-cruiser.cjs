@@ -6,6 +6,7 @@
  */
 const ranks = [
   ['errors.ts', 'quantities.ts'],
+  ['cancellation.ts'],
   ['fs', 'json'],
   ['model'],
   ['archive'],

@@ -8,6 +8,7 @@
 
 // Errors: every refusal is a `SvcPluginError` with a stable `code`; each domain narrows it.
 export {SvcPluginError, isSvcPluginError} from './errors.js'
+export {CancelledError, type CancelledErrorCode} from './cancellation.js'
 export {ArchiveError, isArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails, type ArchiveErrorReason} from './archive/errors.js'
 export {InputFileError, type InputFileErrorCode} from './fs/input.js'
 export {InputKindError, type InputKindErrorCode} from './artifact/input-kind.js'

@@ -1,4 +1,5 @@
 import {MergeError, merge, plural, subjectsTextLines} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import type {ActionContext} from './action.js'
@@ -11,7 +12,7 @@ export type MergeInput = CommandInput<typeof Merge>
 /** `svc-plugin merge`: merges per-RID artifacts of one plugin version into one (unsigned). */
 export async function mergeCommand({argv, flags: {output: file, force, json}}: MergeInput, {output}: ActionContext): Promise<ExitCode> {
   try {
-    const result = await merge([...argv], {output: file, force})
+    const result = await merge([...argv], {output: file, force, signal: commandSignal()})
     if (json) {
       output.outJson(result)
       return ExitCode.success

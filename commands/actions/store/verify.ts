@@ -1,4 +1,5 @@
 import {uploadTextLines, verifyUpload, type UploadReport} from '#cli'
+import {commandSignal} from '../../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
 import type {CommandInput} from '../../base.js'
@@ -17,10 +18,11 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     revocationsFile: revocations,
     allowStaleRevocations,
     requireContainerSignature: flags['require-container-signature'],
+    signal: commandSignal(),
   })
+  // The library's report as it is, behind the path it names.
   if (json) {
-    const {accepted, pluginId, ...rest} = report
-    output.outJson({path: artifact, accepted, id: pluginId, ...rest})
+    output.outJson({path: artifact, ...report})
   } else if (!quiet || !report.accepted) {
     output.outAlways(uploadTextLines(report))
   }
