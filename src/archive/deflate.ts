@@ -1,4 +1,5 @@
 import zlib from 'node:zlib'
+import {deflateRawOnce} from './zlib-once.js'
 
 /**
  * Raw deflate for archive entries, one fixed-size chunk at a time so that the chunks of one entry
@@ -60,7 +61,12 @@ export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boo
     chunkSize: Math.min(outputPartBytes, outputBound(chunk.length)),
     ...(dictionary === null ? {} : {dictionary}),
   }
-  if (deflatesAtOnce(chunk.length)) return [zlib.deflateRawSync(chunk, options)]
+  if (deflatesAtOnce(chunk.length)) {
+    // A whole small entry (no dictionary, finished) goes through one reused stream: the same bytes as
+    // deflateRawSync without setting up zlib's tables for every file.
+    if (dictionary === null && last) return deflateRawOnce(chunk, {level: deflateLevel, memLevel}, outputBound(chunk.length), outputPartBytes)
+    return [zlib.deflateRawSync(chunk, options)]
+  }
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
     const deflater = zlib.createDeflateRaw(options)
@@ -90,5 +96,9 @@ export function dictionaryAfter(chunk: Buffer): Buffer {
  * {@link probeBytes}, is not smaller than it.
  */
 export function probeSaysStore(head: Buffer): boolean {
-  return zlib.deflateRawSync(head, {level: 1, memLevel, chunkSize: outputBound(head.length)}).length >= head.length
+  return byteCount(deflateRawOnce(head, {level: 1, memLevel}, outputBound(head.length), outputPartBytes)) >= head.length
+}
+
+function byteCount(parts: readonly Buffer[]): number {
+  return parts.reduce((sum, part) => sum + part.length, 0)
 }
