@@ -1,5 +1,4 @@
 import zlib from 'node:zlib'
-import {deflateRawOnce} from './zlib-once.js'
 
 /**
  * Raw deflate for archive entries, one fixed-size chunk at a time so that the chunks of one entry
@@ -61,12 +60,7 @@ export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boo
     chunkSize: Math.min(outputPartBytes, outputBound(chunk.length)),
     ...(dictionary === null ? {} : {dictionary}),
   }
-  if (deflatesAtOnce(chunk.length)) {
-    // A whole small entry (no dictionary, finished) goes through one reused stream: the same bytes as
-    // deflateRawSync without setting up zlib's tables for every file.
-    if (dictionary === null && last) return deflateRawOnce(chunk, {level: deflateLevel, memLevel}, outputBound(chunk.length), outputPartBytes)
-    return [zlib.deflateRawSync(chunk, options)]
-  }
+  if (deflatesAtOnce(chunk.length)) return [zlib.deflateRawSync(chunk, options)]
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
     const deflater = zlib.createDeflateRaw(options)
@@ -96,9 +90,5 @@ export function dictionaryAfter(chunk: Buffer): Buffer {
  * {@link probeBytes}, is not smaller than it.
  */
 export function probeSaysStore(head: Buffer): boolean {
-  return byteCount(deflateRawOnce(head, {level: 1, memLevel}, outputBound(head.length), outputPartBytes)) >= head.length
-}
-
-function byteCount(parts: readonly Buffer[]): number {
-  return parts.reduce((sum, part) => sum + part.length, 0)
+  return zlib.deflateRawSync(head, {level: 1, memLevel, chunkSize: outputBound(head.length)}).length >= head.length
 }

@@ -1,11 +1,16 @@
 import zlib from 'node:zlib'
 
 /**
- * One-shot raw deflate and inflate of small buffers on this thread, through one zlib stream per kind that
- * is reset between calls. `zlib.inflateRawSync` and `zlib.deflateRawSync` build a new stream object for
- * every call, which costs many times the work on an entry of a few KiB (measured on 20,000 entries of
- * 512 bytes: about ten times the CPU of the inflate itself). A reset stream starts exactly as a new one
- * does (zlib's `inflateReset` and `deflateReset`), so the bytes and the verdicts are the same.
+ * One-shot raw inflate of small buffers on this thread, through one zlib stream that is reset between
+ * calls. `zlib.inflateRawSync` builds a new stream object for every call, which costs many times the work
+ * on an entry of a few KiB (measured on 20,000 entries of 512 bytes: about ten times the CPU of the
+ * inflate itself). A reset inflater starts as a new one does (zlib's `inflateReset` forgets the window:
+ * a distance reaching before the entry's own output is refused as on a new stream), so the bytes and the
+ * verdicts are the same.
+ *
+ * Deflate is not reused this way: a reset deflater may read bytes an earlier job left past the end of the
+ * input while it looks for matches, so its output can depend on that job (seen with a run of one byte
+ * after a longer run of it): every deflate starts from a new stream.
  *
  * The reuse goes through the stream's native handle, which Node does not document. When the running Node
  * does not have it, each call falls back to the documented one-shot functions, slower and with the same
@@ -142,27 +147,4 @@ function inflateRawPublic(input: Uint8Array, limit: number): Inflated {
     if (code === 'ERR_BUFFER_TOO_LARGE') return {data: Buffer.alloc(0), consumed: 0, overflow: true}
     throw new ZlibFailure(message, code ?? 'Z_DATA_ERROR')
   }
-}
-
-/** Options of {@link deflateRawOnce}: those zlib sets when a stream starts. */
-export interface DeflateSettings {
-  level: number
-  memLevel: number
-}
-
-const deflaters = new Map<string, ReusedStream>()
-
-/**
- * Raw deflate of all of `input`, finished (Z_FINISH), with `settings`: the same bytes as `zlib.deflateRawSync`
- * with them. The output comes in parts of `partBytes` at most (the first part as large as `firstPartBytes`).
- */
-export function deflateRawOnce(input: Uint8Array, settings: DeflateSettings, firstPartBytes: number, partBytes: number): Buffer[] {
-  const key = `${settings.level}/${settings.memLevel}`
-  let deflater = deflaters.get(key)
-  if (deflater === undefined) {
-    deflater = new ReusedStream(() => zlib.createDeflateRaw(settings))
-    deflaters.set(key, deflater)
-  }
-  if (!deflater.supported) return [zlib.deflateRawSync(input, {...settings, chunkSize: Math.max(firstPartBytes, zlib.constants.Z_MIN_CHUNK)})]
-  return deflater.run(input, Buffer.allocUnsafe(firstPartBytes), () => Buffer.allocUnsafe(partBytes)).parts.filter((part) => part.length > 0)
 }
