@@ -1,9 +1,9 @@
 import {createHash, type Hash} from 'node:crypto'
-import {Readable, Transform, type TransformCallback} from 'node:stream'
+import {Transform, type TransformCallback} from 'node:stream'
 import zlib from 'node:zlib'
 import {cancelledError} from '../cancellation.js'
 import {ArchiveError} from './errors.js'
-import {FdRangeStream, UnexpectedEndOfFile, readAt, readAtSync} from './fd.js'
+import {FdRangeStream, UnexpectedEndOfFile} from './fd.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
 
@@ -59,7 +59,7 @@ class VerifiedEntryStream extends Transform implements EntryStream {
 }
 
 /** The first lie an entry's complete bytes tell about their size or CRC-32, or null. */
-function endProblem(entry: ArchiveEntry, size: number, crc: number): ArchiveError | null {
+export function endProblem(entry: ArchiveEntry, size: number, crc: number): ArchiveError | null {
   if (size > entry.uncompressedSize) return largerThanDeclared(entry, size)
   if (size !== entry.uncompressedSize) {
     return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds ${size} bytes but declares ${entry.uncompressedSize}.`, {
@@ -80,7 +80,8 @@ function endProblem(entry: ArchiveEntry, size: number, crc: number): ArchiveErro
   return null
 }
 
-function largerThanDeclared(entry: ArchiveEntry, atLeast: number): ArchiveError {
+/** The error for an entry found to hold more than it declares (at least `atLeast` bytes). */
+export function largerThanDeclared(entry: ArchiveEntry, atLeast: number): ArchiveError {
   return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} holds more than the ${entry.uncompressedSize} bytes it declares.`, {
     reason: 'entry-larger-than-declared',
     entry: entry.name,
@@ -92,7 +93,7 @@ function largerThanDeclared(entry: ArchiveEntry, atLeast: number): ArchiveError 
 /** Entries at most this large (compressed and uncompressed) are digested whole: one read, one inflate call. */
 export const wholeEntryMaxBytes = 1024 * 1024
 
-/** True for an entry small enough to be read in one piece ({@link digestWholeEntry}). */
+/** True for an entry small enough to be read in one piece (see whole-entries.ts). */
 export function isSmallEntry(entry: Pick<ArchiveEntry, 'compressedSize' | 'uncompressedSize'>): boolean {
   return entry.compressedSize <= wholeEntryMaxBytes && entry.uncompressedSize <= wholeEntryMaxBytes
 }
@@ -109,96 +110,6 @@ export function streamedFirst(entries: ReadonlyArray<Pick<ArchiveEntry, 'compres
   entries.forEach((entry, index) => (isSmallEntry(entry) ? small : streamed).push(index))
   streamed.sort((a, b) => entries[b]!.compressedSize - entries[a]!.compressedSize || a - b)
   return [...streamed, ...small]
-}
-
-/**
- * Digests a small entry in one piece (the same checks as the stream): one positioned
- * read of its compressed bytes, one inflate on the thread pool capped one byte past the declared
- * size, then the deflate length, the size, the CRC-32 and the SHA-256. For an archive with many
- * small entries this costs far less than a stream per entry.
- */
-export async function digestWholeEntry(fd: number, entry: ArchiveEntry, dataStart: number): Promise<{digest: EntryDigest; data: Buffer}> {
-  // A tiny entry is read and inflated on this thread: a trip to the thread pool costs more than the work.
-  const inline = entry.compressedSize <= inlineEntryMaxBytes && entry.uncompressedSize <= inlineEntryMaxBytes
-  const compressed = await (inline ? readAtSync(fd, entry.compressedSize, dataStart) : readAt(fd, entry.compressedSize, dataStart)).catch((error: Error) => {
-    throw readError(entry, error)
-  })
-  if (compressed.length !== entry.compressedSize) throw readError(entry, new UnexpectedEndOfFile(dataStart + compressed.length))
-  let data = compressed
-  if (entry.method === 8) {
-    // One output buffer one byte larger than declared: a truthful entry is inflated in one piece, not in
-    // zlib's default 16 KiB pieces concatenated at the end, and a longer one still stops at that byte.
-    const cap = entry.uncompressedSize + 1
-    const inflating = inline ? inflateRawSyncWithInfo(compressed, cap) : inflateRawWithInfo(compressed, cap)
-    const inflated = await inflating.catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ERR_BUFFER_TOO_LARGE' ? largerThanDeclared(entry, entry.uncompressedSize + 1) : inflateError(entry, error)
-    })
-    if (inflated.engine.bytesWritten !== entry.compressedSize) {
-      throw deflateLengthMismatch(entry, `the deflate stream ends after ${inflated.engine.bytesWritten} of ${entry.compressedSize} compressed bytes`)
-    }
-    data = inflated.buffer
-  }
-  const problem = endProblem(entry, data.length, zlib.crc32(data) >>> 0)
-  if (problem !== null) throw problem
-  return {digest: {size: data.length, sha256: `sha256:${createHash('sha256').update(data).digest('hex')}`}, data}
-}
-
-/** Entries at most this large (compressed and uncompressed) are read and inflated without the thread pool. */
-const inlineEntryMaxBytes = 16 * 1024
-
-/** {@link inflateRawWithInfo} on this thread; failures reject the promise the same way. */
-async function inflateRawSyncWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
-  return zlib.inflateRawSync(input, {info: true, maxOutputLength, chunkSize: Math.max(maxOutputLength, zlib.constants.Z_MIN_CHUNK)} as zlib.ZlibOptions) as unknown as {buffer: Buffer; engine: {bytesWritten: number}}
-}
-
-function inflateRawWithInfo(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
-  return new Promise((resolve, reject) => {
-    // `info` hands back the engine, whose bytesWritten is the compressed bytes the stream consumed.
-    zlib.inflateRaw(input, {info: true, maxOutputLength, chunkSize: Math.max(maxOutputLength, zlib.constants.Z_MIN_CHUNK)} as zlib.ZlibOptions, (error, result) => {
-      if (error) reject(error)
-      else resolve(result as unknown as {buffer: Buffer; engine: {bytesWritten: number}})
-    })
-  })
-}
-
-/**
- * The stream of a small entry ({@link isSmallEntry}): on the first read it is read, inflated and checked
- * in one piece by `readWhole` (one read and one inflate, no inflater kept per entry), then handed out as
- * one chunk; a failure is emitted as the stream's error, as with a streamed entry.
- */
-class WholeEntryStream extends Readable implements EntryStream {
-  readonly #readWhole: () => Promise<{data: Buffer; digest: EntryDigest}>
-  #started = false
-  #digest: EntryDigest | null = null
-
-  constructor(readWhole: () => Promise<{data: Buffer; digest: EntryDigest}>) {
-    super()
-    this.#readWhole = readWhole
-  }
-
-  get digest(): EntryDigest | null {
-    return this.#digest
-  }
-
-  override _read(): void {
-    if (this.#started) return
-    this.#started = true
-    this.#readWhole().then(
-      ({data, digest}) => {
-        if (this.destroyed) return
-        this.#digest = digest
-        this.push(data)
-        this.push(null)
-      },
-      (error: Error) => this.destroy(error),
-    )
-  }
-}
-
-/** Streams a small entry read in one piece by `readWhole` (see {@link WholeEntryStream}). */
-export function openWholeEntryStream(readWhole: () => Promise<{data: Buffer; digest: EntryDigest}>): OpenedEntryStream {
-  const stream = new WholeEntryStream(readWhole)
-  return {stream, released: new Promise<void>((resolve) => stream.once('close', resolve))}
 }
 
 /** Bytes the inflater hands out at a time: a bomb is cut off at most this far past its declared size. */
@@ -245,18 +156,21 @@ export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: numb
   return {stream: verified, released}
 }
 
-function inflateError(entry: ArchiveEntry, error: NodeJS.ErrnoException): ArchiveError {
+/** The error for an entry whose deflate stream zlib refused (`Z_BUF_ERROR`: it needs more bytes than declared). */
+export function inflateError(entry: ArchiveEntry, error: NodeJS.ErrnoException): ArchiveError {
   if (error.code === 'Z_BUF_ERROR') {
     return deflateLengthMismatch(entry, `the deflate stream needs more than the ${entry.compressedSize} compressed bytes declared`, error)
   }
   return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)} is not a valid deflate stream (${error.message}).`, {reason: 'deflate-invalid', entry: entry.name}, {cause: error})
 }
 
-function deflateLengthMismatch(entry: ArchiveEntry, what: string, cause?: unknown): ArchiveError {
+/** The error for an entry whose deflate stream does not end exactly at its compressed size. */
+export function deflateLengthMismatch(entry: ArchiveEntry, what: string, cause?: unknown): ArchiveError {
   return new ArchiveError('archive-malformed', `Entry ${quoteName(entry.name)}: ${what}.`, {reason: 'deflate-length-mismatch', entry: entry.name}, {cause})
 }
 
-function readError(entry: ArchiveEntry, error: Error): ArchiveError {
+/** The error for an entry whose data could not be read (the file ending first means it changed). */
+export function readError(entry: ArchiveEntry, error: Error): ArchiveError {
   if (error instanceof UnexpectedEndOfFile) {
     return new ArchiveError('archive-malformed', `The archive ended while entry ${quoteName(entry.name)} was read: it changed after it was opened.`, {
       reason: 'entry-smaller-than-declared',
@@ -266,6 +180,7 @@ function readError(entry: ArchiveEntry, error: Error): ArchiveError {
   return new ArchiveError('unreadable', `Entry ${quoteName(entry.name)} could not be read: ${error.message}`, {reason: 'io-error', entry: entry.name}, {cause: error})
 }
 
+/** `0x` and eight hex digits. */
 export function hex32(value: number): string {
   return `0x${value.toString(16).padStart(8, '0')}`
 }

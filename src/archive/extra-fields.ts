@@ -22,6 +22,8 @@ import {quoteName} from './path-policy.js'
  * so is every other id, known or not (zipalign's padding, Java's JAR marker, vendor fields).
  */
 export function checkExtraFields(area: Buffer, name: string, where: 'central' | 'local'): void {
+  // Most headers carry none: nothing to judge, no message to prepare.
+  if (area.length === 0) return
   const header = where === 'central' ? `The central record of entry ${quoteName(name)}` : `The local header of entry ${quoteName(name)}`
   const seen = new Set<number>()
   let at = 0

@@ -23,8 +23,12 @@ export function statFd(fd: number): Promise<Stats> {
 }
 
 /** Reads up to `length` bytes at `position`; the result is shorter only at the end of the file. */
-export async function readAt(fd: number, length: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length)
+export function readAt(fd: number, length: number, position: number): Promise<Buffer> {
+  return readAtInto(fd, Buffer.allocUnsafe(length), length, position)
+}
+
+/** {@link readAt} into `buffer` (at least `length` bytes long); returns the part of it that was filled. */
+export async function readAtInto(fd: number, buffer: Buffer, length: number, position: number): Promise<Buffer> {
   let filled = 0
   while (filled < length) {
     const {bytesRead} = await readAsync(fd, buffer, filled, length - filled, position + filled)
@@ -122,5 +126,27 @@ export class FdRangeStream extends Readable {
     }
     if (this.#reading) this.#afterRead = finish
     else finish()
+  }
+}
+
+/**
+ * Buffers of one size for reads that come and go, given back once nothing refers to them. A read into a
+ * fresh buffer of a MiB each time makes memory grow: such buffers outlive a young-generation collection
+ * while their bytes are checked and wait for a full one to be freed.
+ */
+export class ReusedBuffers {
+  readonly #free: Buffer[] = []
+
+  constructor(readonly size: number) {}
+
+  /** A buffer of at least `length` bytes: a reused one when `length` fits {@link size}. */
+  take(length: number): Buffer {
+    if (length > this.size) return Buffer.allocUnsafe(length)
+    return this.#free.pop() ?? Buffer.allocUnsafe(this.size)
+  }
+
+  /** Takes back a buffer from {@link take}. */
+  give(buffer: Buffer): void {
+    if (buffer.length === this.size) this.#free.push(buffer)
   }
 }

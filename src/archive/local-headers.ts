@@ -3,14 +3,17 @@ import {zipSignature, type EndRecord} from './end-record.js'
 import {DirectoryDataCheck} from './entry-data.js'
 import {ArchiveError} from './errors.js'
 import {checkExtraFields} from './extra-fields.js'
-import {readAt} from './fd.js'
+import {ReusedBuffers, readAt, readAtInto} from './fd.js'
 import {quoteName} from './path-policy.js'
 
 const localHeaderSize = 30
 const flagDataDescriptor = 0x0008
 // Read a little past the name in the same call, so most headers (extra field included) take one read.
 const readSlack = 64
-const parallelReads = 16
+// Headers that lie within this many bytes of each other are read with one read (the data between them
+// included): an archive of many small entries costs a few reads, not one per entry.
+const groupBytes = 1024 * 1024
+const parallelReads = 4
 
 /** Where one record's bytes lie in the file, once its local header has been checked. */
 interface Span {
@@ -35,30 +38,91 @@ export async function checkLocalHeaders(fd: number, records: readonly CentralRec
   const spans = new Array<Span>(records.length)
   const failures = new Map<number, unknown>()
   const directories = new DirectoryDataCheck()
+  const groups = headerGroups(records, end.centralDirectoryOffset)
+  const buffers = new ReusedBuffers(groupBytes)
   let next = 0
   // Workers never throw: every read settles before the caller may close the descriptor.
   const worker = async (): Promise<void> => {
-    while (next < records.length) {
-      const index = next++
-      try {
-        spans[index] = await readSpan(fd, records[index]!, end.centralDirectoryOffset, directories)
-      } catch (error) {
-        failures.set(index, error)
+    while (next < groups.length) {
+      const group = groups[next++]!
+      const buffer = buffers.take(group.end - group.start)
+      const bytes = await readGroup(fd, group, buffer)
+      for (const index of group.members) {
+        try {
+          spans[index] = await readSpan(bytes, records[index]!, end.centralDirectoryOffset, directories)
+        } catch (error) {
+          failures.set(index, error)
+        }
       }
+      buffers.give(buffer)
     }
   }
-  await Promise.all(Array.from({length: Math.min(parallelReads, records.length)}, worker))
+  await Promise.all(Array.from({length: Math.min(parallelReads, groups.length)}, worker))
   // Reads ran in parallel; report the first broken record in directory order, whatever finished first.
   if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
   checkLayout(spans, end.centralDirectoryOffset)
   return spans.map((span) => span.dataStart)
 }
 
-async function readSpan(fd: number, record: CentralRecord, limit: number, directories: DirectoryDataCheck): Promise<Span> {
+/** Records whose local headers are read with one read of [start, end) of the file. */
+interface HeaderGroup {
+  start: number
+  end: number
+  /** Indices of the records, in file order. */
+  members: number[]
+}
+
+/**
+ * The records grouped by where their local headers lie: in file order, a group's range holds the first
+ * bytes of each member's header (its fixed part, its name and {@link readSlack} more), spans at most
+ * {@link groupBytes} unless it has one member, and never reaches past `limit` (the central directory).
+ */
+function headerGroups(records: readonly CentralRecord[], limit: number): HeaderGroup[] {
+  const order = records.map((_, index) => index).sort((a, b) => records[a]!.localHeaderOffset - records[b]!.localHeaderOffset)
+  const groups: HeaderGroup[] = []
+  let current: HeaderGroup | null = null
+  for (const index of order) {
+    const record = records[index]!
+    const start = record.localHeaderOffset
+    const end = Math.min(limit, start + localHeaderSize + record.nameRaw.length + readSlack)
+    if (current !== null && Math.max(current.end, end) - current.start <= groupBytes) {
+      current.members.push(index)
+      current.end = Math.max(current.end, end)
+    } else {
+      current = {start, end: Math.max(start, end), members: [index]}
+      groups.push(current)
+    }
+  }
+  return groups
+}
+
+/** The bytes of a group's range, read into `buffer` ({@link FileBytes}); a read failure is each member's to report. */
+async function readGroup(fd: number, group: HeaderGroup, buffer: Buffer): Promise<FileBytes> {
+  const bytes = group.end > group.start ? await readAtInto(fd, buffer, group.end - group.start, group.start).catch(() => Buffer.alloc(0)) : Buffer.alloc(0)
+  return new FileBytes(fd, group.start, bytes)
+}
+
+/** Bytes of the file: from a range read before when they lie in it, else read now. */
+class FileBytes {
+  constructor(
+    private readonly fd: number,
+    private readonly start: number,
+    private readonly bytes: Buffer,
+  ) {}
+
+  /** Up to `length` bytes at `position` (fewer only where the file ends). */
+  at(position: number, length: number): Buffer | Promise<Buffer> {
+    const from = position - this.start
+    if (from >= 0 && from + length <= this.bytes.length) return this.bytes.subarray(from, from + length)
+    return readAt(this.fd, length, position)
+  }
+}
+
+async function readSpan(file: FileBytes, record: CentralRecord, limit: number, directories: DirectoryDataCheck): Promise<Span> {
   const {name} = record
   const start = record.localHeaderOffset
   const room = limit - start
-  let header = room >= localHeaderSize ? await readAt(fd, Math.min(localHeaderSize + record.nameRaw.length + readSlack, room), start) : Buffer.alloc(0)
+  let header = room >= localHeaderSize ? await file.at(start, Math.min(localHeaderSize + record.nameRaw.length + readSlack, room)) : Buffer.alloc(0)
   if (header.length < localHeaderSize || header.readUInt32LE(0) !== zipSignature.localHeader) {
     throw new ArchiveError('archive-malformed', `Entry ${quoteName(name)} points at offset ${start}, where there is no local file header.`, {
       reason: 'local-header-invalid',
@@ -76,7 +140,7 @@ async function readSpan(fd: number, record: CentralRecord, limit: number, direct
       offset: start,
     })
   }
-  if (headerLength > header.length) header = await readAt(fd, headerLength, start)
+  if (headerLength > header.length) header = await file.at(start, headerLength)
 
   const flags = header.readUInt16LE(6)
   if (flags !== record.flags) throw mismatch(name, 'local-header-flags-mismatch', 'general-purpose flags', flags, record.flags)
@@ -105,15 +169,15 @@ async function readSpan(fd: number, record: CentralRecord, limit: number, direct
   // A directory's few data bytes usually came with the header; data running past the entries is left to the layout check.
   if (record.entry === null && record.compressedSize > 0 && dataEnd <= limit) {
     const inHeader = headerLength + record.compressedSize <= header.length
-    directories.check(name, inHeader ? header.subarray(headerLength, headerLength + record.compressedSize) : await readAt(fd, record.compressedSize, dataStart))
+    directories.check(name, inHeader ? header.subarray(headerLength, headerLength + record.compressedSize) : await file.at(dataStart, record.compressedSize))
   }
-  const descriptor = hasDescriptor ? await descriptorLength(fd, record, dataEnd, limit) : 0
+  const descriptor = hasDescriptor ? await descriptorLength(file, record, dataEnd, limit) : 0
   return {record, start, dataStart, end: dataEnd + descriptor}
 }
 
 /** The length of the data descriptor at `at` (16 with its optional signature, 12 without); it must repeat the central record. */
-async function descriptorLength(fd: number, record: CentralRecord, at: number, limit: number): Promise<number> {
-  const bytes = at < limit ? await readAt(fd, Math.min(16, limit - at), at) : Buffer.alloc(0)
+async function descriptorLength(file: FileBytes, record: CentralRecord, at: number, limit: number): Promise<number> {
+  const bytes = at < limit ? await file.at(at, Math.min(16, limit - at)) : Buffer.alloc(0)
   const repeats = (offset: number): boolean =>
     bytes.length >= offset + 12 &&
     bytes.readUInt32LE(offset) === record.crc32 &&

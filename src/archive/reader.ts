@@ -5,7 +5,7 @@ import yauzl, {type ZipFile} from 'yauzl'
 import {isCancellation, onCancel, throwIfCancelled, cancelledError} from '../cancellation.js'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {digestWholeEntry, isSmallEntry, openEntryStream, openWholeEntryStream, streamedFirst} from './entry-stream.js'
+import {isSmallEntry, openEntryStream} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
 import {closeFd, FdRangeStream, openFd, statFd} from './fd.js'
 import {startFileDigest, type ByteRange, type FileDigest} from './file-digest.js'
@@ -15,6 +15,8 @@ import {checkLocalHeaders} from './local-headers.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryLocation, EntryStream, StrictArchive} from './types.js'
 import {formatMiB} from '../quantities.js'
+import {batchBuffers, digestWholeEntry, openWholeEntryStream, planBatches, readBatch, verifyWholeEntry, type Batch, type WholeEntry} from './whole-entries.js'
+import type {ReusedBuffers} from './fd.js'
 
 /** Options of {@link openArchive}. */
 export interface OpenArchiveOptions {
@@ -29,8 +31,8 @@ export interface OpenArchiveOptions {
   signal?: AbortSignal
 }
 
-// Four entries at a time: some inflate on the thread pool while others are hashed (measured: beyond
-// four gains nothing on two cores); at most four whole small entries are in memory at once.
+// Four jobs at a time (an entry that streams, or a batch of small ones): some inflate on the thread pool
+// while others are hashed (measured: beyond four gains nothing on two cores).
 const digestParallelism = 4
 
 /**
@@ -207,54 +209,83 @@ class OpenedArchive implements StrictArchive {
 
   async digestEntries(options: DigestOptions = {}): Promise<Map<string, EntryDigest>> {
     const entries = options.skip === undefined ? this.entries : this.entries.filter((entry) => !options.skip!.has(entry.name))
-    const digests = new Array<EntryDigest | undefined>(entries.length)
-    const order = streamedFirst(entries)
-    // Keyed by position in `order`.
+    const digests = new Map<string, EntryDigest>()
+    const jobs = this.#digestJobs(entries, digests, options.keep)
+    // Keyed by position in `jobs`.
     const failures = new Map<number, unknown>()
     let next = 0
     const worker = async (): Promise<void> => {
-      while (next < order.length && failures.size === 0) {
+      while (next < jobs.length && failures.size === 0) {
         const position = next++
-        const index = order[position]!
         try {
           throwIfCancelled(this.#signal)
-          digests[index] = await this.#digest(entries[index]!, options.keep)
+          await jobs[position]!()
         } catch (error) {
           failures.set(position, error)
         }
       }
     }
-    await Promise.all(Array.from({length: Math.min(digestParallelism, entries.length)}, worker))
-    // A cancelled read is cancelled, whatever else failed meanwhile. Otherwise every entry dispatched before
-    // the first failure was settled: report the earliest, which is therefore the same one on every run.
+    await Promise.all(Array.from({length: Math.min(digestParallelism, jobs.length)}, worker))
+    // A cancelled read is cancelled, whatever else failed meanwhile. Otherwise every job dispatched before
+    // the first failure was settled: report the earliest, which is therefore the same one on every run (a
+    // batch stops at its first failing entry).
     const cancelled = [...failures.values()].find(isCancellation)
     if (cancelled !== undefined) throw cancelled
     if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
-    return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
+    return new Map(entries.map((entry) => [entry.name, digests.get(entry.name)!]))
   }
 
-  async readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}> {
+  /**
+   * The jobs that digest `entries` into `digests`: each entry that streams on its own, largest first (a large
+   * entry left for the end would stream alone while the other readers idle), then the small ones in batches
+   * of entries that lie together in the file, each batch one read.
+   */
+  #digestJobs(entries: readonly ArchiveEntry[], digests: Map<string, EntryDigest>, keep: DigestOptions['keep']): (() => Promise<void>)[] {
+    const streamed: Located[] = []
+    const small: Located[] = []
+    for (const entry of entries) {
+      const located = this.#locate(entry)
+      ;(isSmallEntry(located.entry) ? small : streamed).push(located)
+    }
+    streamed.sort((a, b) => b.entry.compressedSize - a.entry.compressedSize || a.dataStart - b.dataStart)
+    const jobs = streamed.map((located) => async () => {
+      const stream = await this.openEntry(located.entry)
+      await finished(stream.resume())
+      digests.set(located.entry.name, stream.digest!)
+    })
+    const buffers = batchBuffers()
+    for (const batch of planBatches(small)) jobs.push(() => this.#digestBatch(batch, buffers, digests, keep))
+    return jobs
+  }
+
+  /** Reads a batch of small entries with one read, then checks and hashes each, handing its bytes to `keep`. */
+  async #digestBatch(batch: Batch<Located>, buffers: ReusedBuffers, digests: Map<string, EntryDigest>, keep: DigestOptions['keep']): Promise<void> {
+    const accept = (located: Located, whole: WholeEntry): void | Promise<void> => {
+      digests.set(located.entry.name, whole.digest)
+      return keep?.(located.entry, whole.data)
+    }
+    await this.#tracked(
+      readBatch(this.#fd, batch, buffers, (located, compressed) => {
+        throwIfCancelled(this.#signal)
+        const whole = verifyWholeEntry(located.entry, compressed)
+        return whole instanceof Promise ? whole.then((settled) => accept(located, settled)) : accept(located, whole)
+      }),
+    )
+  }
+
+  async readSmall(entry: ArchiveEntry): Promise<WholeEntry> {
     const located = this.#locate(entry)
     if (!isSmallEntry(located.entry)) throw new RangeError(`${quoteName(entry.name)} is too large to be read in one piece: stream it.`)
     throwIfCancelled(this.#signal)
-    const whole = digestWholeEntry(this.#fd, located.entry, located.dataStart)
-    // close() waits for it: the descriptor must outlive every positioned read.
-    const settled = whole.then(() => undefined, () => undefined)
-    this.#wholeReads.add(settled)
-    void settled.then(() => this.#wholeReads.delete(settled))
-    return whole
+    return this.#tracked(digestWholeEntry(this.#fd, located.entry, located.dataStart))
   }
 
-  async #digest(entry: ArchiveEntry, keep: DigestOptions['keep']): Promise<EntryDigest> {
-    const located = this.#byName.get(entry.name)!
-    if (isSmallEntry(located.entry)) {
-      const {digest, data} = await this.readSmall(entry)
-      await keep?.(entry, data)
-      return digest
-    }
-    const stream = await this.openEntry(entry)
-    await finished(stream.resume())
-    return stream.digest!
+  /** `work`, which reads the descriptor: close() waits for it to settle before closing the descriptor. */
+  #tracked<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(() => undefined, () => undefined)
+    this.#wholeReads.add(settled)
+    void settled.then(() => this.#wholeReads.delete(settled))
+    return work
   }
 
   close(): Promise<void> {

@@ -53,7 +53,9 @@ export interface DigestOptions {
   skip?: ReadonlySet<string>
   /**
    * Handed the verified bytes of each small entry (at most 1 MiB) as it is digested, so a caller can keep
-   * or look into a few without inflating them again; awaited, so what it holds is bounded by the reads in flight.
+   * (a copy of) or look into a few without inflating them again; awaited, so what it holds is bounded by the
+   * reads in flight. The bytes may be a view of a buffer the reader reuses once the call (or its promise)
+   * is done: a caller that keeps them copies them.
    */
   keep?: (entry: ArchiveEntry, bytes: Buffer) => void | Promise<void>
 }

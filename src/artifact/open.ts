@@ -131,7 +131,8 @@ class Opened implements OpenedArtifact {
     const files = await this.archive.digestEntries({
       skip: new Set([manifestEntryName]),
       keep: async (entry, bytes) => {
-        if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, bytes)
+        // A copy: the bytes may be a view of a larger buffer (a batch of entries read at once).
+        if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, Uint8Array.prototype.slice.call(bytes))
         scanner?.add(entry.name, bytes)
         judged.add(entry.name)
         const room = scanner?.room()
