@@ -1,4 +1,4 @@
-import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
+import {asksForMore, describeChanges, formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import {AdvisedRefusal} from '../failure.js'
 import {environmentVariables} from '../environment-variables.js'
@@ -25,6 +25,7 @@ export interface InstallInput {
     readonly 'expect-id'?: string | undefined
     readonly 'expect-version'?: string | undefined
     readonly 'expect-sha256'?: string | undefined
+    readonly 'accept-new-permissions': boolean
     readonly force: boolean
     readonly activate: boolean
     readonly retain: number
@@ -54,6 +55,8 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     ...(expectId === undefined ? {} : {expectId}),
     ...(expectVersion === undefined ? {} : {expectVersion}),
     ...(expectSha256 === undefined ? {} : {expectSha256}),
+    // Without a consent callback the library refuses an update that asks for more (consent-required).
+    ...(flags['accept-new-permissions'] ? {consent: () => true} : {}),
     force,
     activate,
     retain,
@@ -74,6 +77,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     return ExitCode.success
   }
   for (const item of result.warnings) output.note(warningLine(item))
+  if (result.changes !== null && asksForMore(result.changes)) output.note(`accepted: ${describeChanges(result.changes, 'added').join(', ')}`)
   output.out(`Installed ${result.id} ${result.version} (${result.verdict}${result.activated ? '' : ', not activated'}) -> ${result.directory}`)
   return ExitCode.success
 }
