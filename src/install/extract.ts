@@ -4,6 +4,7 @@ import path from 'node:path'
 import {isSmallEntry, streamedFirst} from '../archive/entry-stream.js'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
+import {throwIfCancelled} from '../cancellation.js'
 import {forEachConcurrently} from '../fs/concurrently.js'
 import {flushTogether} from '../fs/durable.js'
 import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
@@ -29,6 +30,8 @@ export interface ExtractOptions {
   concurrency?: number
   /** Awaited after each entry is on disk, and every MiB written inside a large one. */
   onProgress?: (progress: ExtractProgress) => Promise<void> | void
+  /** Stops the extraction before the next entry or directory flush, and every read of the archive (its `AbortError`). */
+  signal?: AbortSignal | undefined
 }
 
 /** Bytes between two progress reports inside one large entry. */
@@ -118,6 +121,7 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
     await options.onProgress?.({entry, entriesDone, entriesTotal, bytesDone, bytesTotal})
   }
   await forEachConcurrently(order, options.concurrency ?? 4, async (index) => {
+    throwIfCancelled(options.signal)
     const {entry, file} = destinations[index] as {entry: ArchiveEntry; file: string}
     const mode = executables.has(entry.name) ? 0o755 : 0o644
     digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
@@ -125,7 +129,7 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
 
   // Durability is paid once for the whole version: every file and directory is flushed together, many at
   // once, after all are written and before the rename that publishes them.
-  await flushTogether(destinations.map(({file}) => file), [...directories])
+  await flushTogether(destinations.map(({file}) => file), [...directories], options.signal)
   // Results in archive order, whatever order the workers finished in.
   return new Map(archive.entries.map((entry) => [entry.name, digests.get(entry.name) as EntryDigest]))
 }
