@@ -133,6 +133,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'artifact-digest-mismatch': invalid,
   'entrypoint-missing': invalid,
   'already-installed': invalid,
+  'consent-required': invalid,
   'unsigned-not-permitted': invalid,
   'signature-invalid': invalid,
   'signature-untrusted': invalid,

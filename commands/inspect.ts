@@ -7,9 +7,15 @@ export default class Inspect extends BaseCommand<typeof Inspect> {
   static override summary = 'Describe an artifact or a plugin folder without judging it.'
   static override description = `Prints what a .svcPlugin (or a plugin folder) declares and holds: identity, entrypoints by RID and whether each executable is present, permissions (unknown ones marked), languages, dependencies, conflicts, icon packs, compatibility, the signature's shape (not verified: use svc-plugin verify), entry count, sizes and compression ratio.
 
+With --compare OLD, it also says what the inspected artifact asks for that OLD (an earlier version of the plugin) did not, and what it no longer asks for: permissions, dependencies and runtime identifiers. These additions are what install asks consent for when it updates OLD to this version.
+
 Exit status: 0 whenever the manifest can be read, 1 when the archive is refused by the strict reader or the manifest cannot be read, 3 when the file does not exist or is not a ZIP.`
 
-  static override examples = ['<%= config.bin %> inspect com.example.weather-station-1.4.2.svcPlugin', '<%= config.bin %> inspect ./plugin --json']
+  static override examples = [
+    '<%= config.bin %> inspect com.example.weather-station-1.4.2.svcPlugin',
+    '<%= config.bin %> inspect ./plugin --json',
+    '<%= config.bin %> inspect weather-2.0.0.svcPlugin --compare weather-1.4.2.svcPlugin',
+  ]
 
   static override args = {
     subject: stringArgument({description: 'A .svcPlugin artifact or a plugin folder.', required: true}),
@@ -17,6 +23,7 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
 
   static override flags = {
     'show-digest': Flags.boolean({description: 'Also print the canonical artifact digest (reads every byte of an artifact).', default: false}),
+    compare: Flags.string({description: 'An earlier artifact (or folder) of the plugin: also show what this one asks for that it did not, and what it no longer asks for.', helpValue: '<old>'}),
   }
 
   async run(): Promise<void> {

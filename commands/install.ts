@@ -12,6 +12,8 @@ With --revocations, the root-signed revocation list (revocations.json, its revoc
 
 A signature made by this version of sign also covers the container, every byte of the archive file (containerDigest in the signed manifest); an artifact signed without it installs with the warning container-unsigned, or is refused with --require-container-signature (signature-invalid, reason container-unsigned).
 
+An update of an installed plugin that asks for permissions, dependencies or runtime identifiers the active version did not is refused (consent-required, each addition listed) unless --accept-new-permissions accepts them; an update that only keeps or removes, and a first install, need no consent. svc-plugin inspect NEW --compare OLD shows the same difference beforehand.
+
 Without --host-version the host counts as a development build (0.0.0-dev): the plugin's compatibility.svc range is not checked (warning svc-compatibility-unchecked).
 
 Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 usage error, 3 the artifact, the trust store or the revocation list cannot be read.`
@@ -25,6 +27,7 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   static override advice = {
     'unsigned-not-permitted': 'Pass --allow-unsigned to install it anyway (never for a plugin once installed Trusted).',
     'already-installed': 'Pass --force to replace it.',
+    'consent-required': 'Pass --accept-new-permissions to accept them.',
     'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.',
   }
 
@@ -48,6 +51,10 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
     'expect-id': Flags.string({description: 'Refuse (id-mismatch) unless the artifact is this plugin id.', helpValue: '<id>'}),
     'expect-version': Flags.string({description: 'Refuse (version-mismatch) unless the artifact is this version.', helpValue: '<version>'}),
     'expect-sha256': Flags.string({description: 'Refuse (artifact-digest-mismatch) unless the artifact file has this SHA-256, as the store published it.', helpValue: '<hex>'}),
+    'accept-new-permissions': Flags.boolean({
+      description: 'Accept what an update asks for that the active version did not (permissions, dependencies, runtime identifiers) instead of refusing it (consent-required).',
+      default: false,
+    }),
     force: Flags.boolean({char: 'f', description: 'Replace the version if it is already installed.', default: false}),
     activate: Flags.boolean({description: 'Make the new version the active one (--no-activate to only install it).', default: true, allowNo: true}),
     retain: countFlag(0)({description: 'Inactive versions to keep beyond the active and the previous one.', default: 1}),

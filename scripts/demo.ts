@@ -58,6 +58,17 @@ async function tamperedCopy(signed: string, output: string): Promise<void> {
   }
 }
 
+/** Copies the plugin source `from` to `to` as `version`, its manifest changed by `change`. */
+async function writeVersion(from: string, to: string, version: string, change: (manifest: Record<string, unknown>) => void = () => undefined): Promise<void> {
+  await cp(from, to, {recursive: true})
+  const manifestFile = path.join(to, 'manifest.json')
+  const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>
+  manifest.version = version
+  delete manifest.$schema
+  change(manifest)
+  await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
+}
+
 function isoInDays(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
@@ -100,13 +111,7 @@ async function main(): Promise<void> {
     run(['install', 'weather-1.4.2.tampered.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--force'], 1)
 
     heading('8. Update to 1.5.0')
-    const next = path.join(work, 'weather-1.5.0-src')
-    await cp(example, next, {recursive: true})
-    const manifestFile = path.join(next, 'manifest.json')
-    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, unknown>
-    manifest.version = '1.5.0'
-    delete manifest.$schema
-    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
+    await writeVersion(example, path.join(work, 'weather-1.5.0-src'), '1.5.0')
     run(['pack', 'weather-1.5.0-src', '--output', 'weather-1.5.0.svcPlugin'])
     run(['sign', 'weather-1.5.0.svcPlugin', ...signArgs, '--output', 'weather-1.5.0.signed.svcPlugin'])
     run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0'])
@@ -120,6 +125,19 @@ async function main(): Promise<void> {
     heading('10. Uninstall')
     run(['uninstall', 'com.example.weather-station', '--data-root', 'host'])
     run(['list', '--data-root', 'host'])
+
+    heading('11. An update that asks for more')
+    // 1.6.0 asks for fs:user-files, which the active 1.5.0 did not: refused, then accepted.
+    run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0'])
+    await writeVersion(example, path.join(work, 'weather-1.6.0-src'), '1.6.0', (wider) => {
+      wider.permissions = [...((wider.permissions as string[] | undefined) ?? []), 'fs:user-files']
+    })
+    run(['pack', 'weather-1.6.0-src', '--output', 'weather-1.6.0.svcPlugin'])
+    run(['sign', 'weather-1.6.0.svcPlugin', ...signArgs, '--output', 'weather-1.6.0.signed.svcPlugin'])
+    run(['inspect', 'weather-1.6.0.signed.svcPlugin', '--compare', 'weather-1.5.0.signed.svcPlugin'])
+    const update = ['install', 'weather-1.6.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0']
+    run(update, 1)
+    run([...update, '--accept-new-permissions'])
     process.stdout.write(`\n${bold('Done.')} Every step above ran the real svc-plugin command line.\n`)
   } finally {
     await rm(work, {recursive: true, force: true})

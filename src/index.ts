@@ -37,6 +37,8 @@ export {installWarningCodes, type InstallWarning, type InstallWarningCode} from 
 export {developmentHostVersion, defaultProtocolRange, type ProtocolRange, type IncompatibleDirection} from './install/compatibility.js'
 export type {AdmittedVerdict, TrustRecord, PinnedPublisher, VersionAdmission} from './install/trust-record.js'
 export type {LockOptions} from './install/locked.js'
+export type {ConsentCallback} from './install/consent.js'
+export type {ManifestChanges, RequestChange} from './manifest/changes.js'
 export {defaultArchiveLimits} from './archive/limits.js'
 export type {ArchiveLimits} from './archive/types.js'
 

@@ -1,4 +1,4 @@
-import {artifactDigestOf, formatMiB, inspect, type Inspection, type SignatureFacts} from '#cli'
+import {artifactDigestOf, asksForMore, describeChanges, formatMiB, inspect, plural, type Inspection, type InspectionComparison, type SignatureFacts} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 import type {CommandInput} from '../base.js'
@@ -9,7 +9,7 @@ export type InspectInput = CommandInput<typeof Inspect>
 
 /** `svc-plugin inspect`: describes an artifact or a plugin folder without judging it. */
 export async function inspectCommand({args: {subject}, flags}: InspectInput, {output}: ActionContext): Promise<ExitCode> {
-  const inspection = await inspect(subject)
+  const inspection = await inspect(subject, flags.compare === undefined ? {} : {compare: flags.compare})
   const digest = flags['show-digest'] && inspection.subject.kind === 'artifact' ? await artifactDigestOf(subject) : null
   if (flags.json) {
     output.outJson(digest ? {...inspection, artifactDigest: `sha256:${digest.sha256}`, artifactDigestText: digest.text} : inspection)
@@ -17,6 +17,7 @@ export async function inspectCommand({args: {subject}, flags}: InspectInput, {ou
   }
   output.out(renderInspection(inspection))
   if (digest) output.out(`${'digest:'.padEnd(16)}sha256:${digest.sha256}`)
+  if (inspection.comparison !== undefined) output.out(renderComparison(inspection.comparison))
   return ExitCode.success
 }
 
@@ -48,6 +49,20 @@ export function renderInspection(value: Inspection): string[] {
     field('archive', formatMiB(value.archiveBytes))
     field('ratio', `${value.compressionRatio?.toFixed(2)}`)
   }
+  return lines
+}
+
+/**
+ * The text form of a comparison: the older subject, then one line per change, `+ permission net:outbound`
+ * for what is asked for anew, `- runtime identifier win-x64` for what is no longer asked for.
+ */
+export function renderComparison(comparison: InspectionComparison): string[] {
+  const {changes, subject} = comparison
+  const lines = [`${'compared with:'.padEnd(16)}${String(comparison.id)} ${String(comparison.version)} (${subject.path})`]
+  const added = describeChanges(changes, 'added').map((phrase) => `  + ${phrase}`)
+  const removed = describeChanges(changes, 'removed').map((phrase) => `  - ${phrase}`)
+  lines.push(added.length + removed.length === 0 ? `${'changes:'.padEnd(16)}(none)` : 'changes:', ...added, ...removed)
+  lines.push(`${'consent:'.padEnd(16)}${asksForMore(changes) ? `an update from it asks for consent to ${plural(added.length, 'addition')}` : 'an update from it needs none'}`)
   return lines
 }
 

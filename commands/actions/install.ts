@@ -1,4 +1,4 @@
-import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '#cli'
+import {asksForMore, describeChanges, formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '#cli'
 import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {AdvisedRefusal} from '../failure.js'
@@ -36,6 +36,8 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     ...(expectId === undefined ? {} : {expectId}),
     ...(expectVersion === undefined ? {} : {expectVersion}),
     ...(expectSha256 === undefined ? {} : {expectSha256}),
+    // Without a consent callback the library refuses an update that asks for more (consent-required).
+    ...(flags['accept-new-permissions'] ? {consent: () => true} : {}),
     force,
     activate,
     retain,
@@ -57,6 +59,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     return ExitCode.success
   }
   for (const item of result.warnings) output.note(warningLine(item))
+  if (result.changes !== null && asksForMore(result.changes)) output.note(`accepted: ${describeChanges(result.changes, 'added').join(', ')}`)
   output.out(`Installed ${result.id} ${result.version} (${result.verdict}${result.activated ? '' : ', not activated'}) -> ${result.directory}`)
   return ExitCode.success
 }

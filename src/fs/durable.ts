@@ -1,6 +1,9 @@
 import {randomBytes} from 'node:crypto'
+import {constants} from 'node:fs'
 import {open, readFile, stat} from 'node:fs/promises'
 import path from 'node:path'
+import {throwIfCancelled} from '../cancellation.js'
+import {forEachConcurrently} from './concurrently.js'
 import {unlink} from './mutations.js'
 
 /**
@@ -15,6 +18,32 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close()
   }
+}
+
+// Flushes in flight at once: enough to keep every thread of the pool busy and give the file system many
+// to commit together, few enough to stay far below any limit on open descriptors.
+const flushesInFlight = 32
+
+/**
+ * Flushes many files and directories to disk together, once they are all written: each is opened (never
+ * following a link), flushed and closed, many at a time on the thread pool, so that the file system can
+ * commit them in a few journal transactions instead of one per file. Resolves when every one is durable;
+ * throws the first failure, after the others have settled; once `signal` is aborted, no more is flushed. Windows skips the directories (see
+ * {@link fsyncDirectory}) and opens files for writing, which flushing needs there.
+ */
+export async function flushTogether(files: readonly string[], directories: readonly string[] = [], signal?: AbortSignal): Promise<void> {
+  const windows = process.platform === 'win32'
+  const work = [...files.map((file) => ({file, directory: false})), ...(windows ? [] : directories.map((file) => ({file, directory: true})))]
+  const fileFlags = (windows ? constants.O_RDWR : constants.O_RDONLY) | (constants.O_NOFOLLOW ?? 0)
+  await forEachConcurrently(work, flushesInFlight, async ({file, directory}) => {
+    throwIfCancelled(signal)
+    const handle = await open(file, directory ? 'r' : fileFlags)
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  })
 }
 
 /** A sibling name for a temporary file that no other writer picks: `.<name>.<pid>.<12 hex>.tmp`. */

@@ -8,6 +8,7 @@ import {certificateIdPattern, maxCertificateBytes, readCertificateObject} from '
 import {InspectError} from './errors.js'
 import {readInputFile} from '../fs/input.js'
 import type {ReadJsonResult} from '../json/strict-json.js'
+import {compareManifests, type ManifestChanges} from '../manifest/changes.js'
 import {readManifestDocument} from '../manifest/validate.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import {entryNameOf} from '../model/entry-name.js'
@@ -55,38 +56,74 @@ export interface Inspection {
   archiveBytes: number | null
   /** Uncompressed ÷ archive bytes; `null` for a folder. */
   compressionRatio: number | null
+  /** Present when `inspect` was asked to compare with an older subject. */
+  comparison?: InspectionComparison
+}
+
+/** The older subject `inspect` was asked to compare with, and what the inspected one asks for that it did not. */
+export interface InspectionComparison {
+  subject: Inspection['subject']
+  id: unknown
+  version: unknown
+  /** From the older subject to the inspected one (`compareManifests`). */
+  changes: ManifestChanges
+}
+
+/** Options of {@link inspect}. */
+export interface InspectOptions {
+  limits?: Partial<ArchiveLimits>
+  /** An older artifact or folder of the plugin: the inspection then carries `comparison`. */
+  compare?: string
 }
 
 /**
  * Describes an artifact (`.svcPlugin`) or a plugin folder: manifest facts, which entrypoint
- * executables are present, the signature's shape and the archive's sizes. Archives are opened
- * through the strict reader, so a hostile one is refused with its ArchiveError code.
+ * executables are present, the signature's shape and the archive's sizes; with `compare`, also what it
+ * asks for (permissions, dependencies, runtime identifiers) that the older subject did not, and what it
+ * no longer asks for. Archives are opened through the strict reader, so a hostile one is refused with its
+ * ArchiveError code.
  */
-export async function inspect(subject: string, options: {limits?: Partial<ArchiveLimits>} = {}): Promise<Inspection> {
+export async function inspect(subject: string, options: InspectOptions = {}): Promise<Inspection> {
+  const newer = await readSubject(subject, options.limits)
+  const inspection = describe(newer.manifest, newer.facts)
+  if (options.compare === undefined) return inspection
+  const older = await readSubject(options.compare, options.limits)
+  const comparison = {subject: older.facts.subject, id: older.manifest.id ?? null, version: older.manifest.version ?? null, changes: compareManifests(older.manifest, newer.manifest)}
+  return {...inspection, comparison}
+}
+
+/** A subject's manifest as a document, and the facts read beside it. */
+interface SubjectRead {
+  manifest: Record<string, unknown>
+  facts: Facts
+}
+
+async function readSubject(subject: string, limits: Partial<ArchiveLimits> | undefined): Promise<SubjectRead> {
   const info = await stat(subject).catch((error: NodeJS.ErrnoException) => {
     throw new InspectError('file-not-found', `${subject} does not exist.`, {cause: error, details: {path: subject}})
   })
-  return info.isDirectory() ? inspectDirectory(subject) : inspectArtifact(subject, options.limits)
+  return info.isDirectory() ? readDirectory(subject) : readArtifact(subject, limits)
 }
 
-async function inspectArtifact(file: string, limits: Partial<ArchiveLimits> | undefined): Promise<Inspection> {
+async function readArtifact(file: string, limits: Partial<ArchiveLimits> | undefined): Promise<SubjectRead> {
   return withArtifact(file, {limits}, async (artifact) => {
     if (artifact.manifest === null) throw new InspectError('manifest-missing', `${file} has no manifest.json at its root.${missingManifestAdvice(artifact.entries.map((entry) => entry.name))}`, {details: {path: file}})
     const manifest = parseManifest(artifact.manifest.document, `${file}!manifest.json`)
     const names = new Set(artifact.entries.map((entry) => entry.name))
     const uncompressedBytes = artifact.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
-    return describe(manifest, {
+    const facts: Facts = {
       subject: {kind: 'artifact', path: file},
       certificateId: manifest.signature === undefined ? null : await carriedCertificateId(artifact),
       has: (name) => names.has(name),
       entries: artifact.entries.length,
       uncompressedBytes,
       archiveBytes: artifact.size,
-    })
+    }
+    return {manifest, facts}
   })
 }
 
-async function inspectDirectory(dir: string): Promise<Inspection> {
+async function readDirectory(dir: string): Promise<SubjectRead> {
   const manifestFile = path.join(dir, 'manifest.json')
   const {bytes} = await readInputFile(manifestFile, {limit: maxManifestBytes + 1}).catch((error: unknown) => {
     throw new InspectError('manifest-missing', `${dir} has no readable manifest.json: ${(error as Error).message}`, {cause: error, details: {path: manifestFile}})
@@ -95,14 +132,15 @@ async function inspectDirectory(dir: string): Promise<Inspection> {
   const content = await readFolderContent(dir, {digests: false})
   let uncompressedBytes = bytes.length
   for (const file of content.files.values()) uncompressedBytes += file.size
-  return describe(manifest, {
+  const facts: Facts = {
     subject: {kind: 'directory', path: dir},
     certificateId: null,
     has: (name) => content.files.has(name),
     entries: content.files.size + 1,
     uncompressedBytes,
     archiveBytes: null,
-  })
+  }
+  return {manifest, facts}
 }
 
 function parseManifest(document: ReadJsonResult, file: string): Record<string, unknown> {

@@ -32,6 +32,11 @@ export type InstallErrorCode =
   | 'manifest-missing'
   /** This version is already installed and `force` was not given. */
   | 'already-installed'
+  /**
+   * An update asks for permissions, dependencies or runtime identifiers the active version did not, and
+   * no consent was given for them; `details.changes` says what it adds and removes.
+   */
+  | 'consent-required'
   /** The extracted bytes disagree with `files[]`; `details.problems` lists each file. */
   | 'hash-mismatch'
   /** The artifact is unsigned and `allowUnsigned` was not given. */

@@ -5,7 +5,8 @@ import {isSmallEntry, streamedFirst} from '../archive/entry-stream.js'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
 import {throwIfCancelled} from '../cancellation.js'
-import {fsyncDirectory} from '../fs/durable.js'
+import {forEachConcurrently} from '../fs/concurrently.js'
+import {flushTogether} from '../fs/durable.js'
 import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
 import {directoryModes} from './layout.js'
@@ -83,7 +84,8 @@ export function entryDestination(root: string, name: string): string {
 /**
  * Extracts every entry of `archive` into the new directory `root`: each through the archive's
  * verified stream (CRC, sizes and caps enforced while inflating) into a file created exclusively with mode
- * 0644 (0755 for `executables`), hashed as it is written, flushed; then every directory is flushed. Returns each entry's real size
+ * 0644 (0755 for `executables`), hashed as it is written; once all are written, every file and directory is
+ * flushed to disk together (`flushTogether`). Returns each entry's real size
  * and SHA-256. Any failure throws and leaves only what is under `root`.
  */
 export async function extractArchive(archive: StrictArchive, root: string, options: ExtractOptions = {}): Promise<Map<string, EntryDigest>> {
@@ -110,8 +112,6 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
   let entriesDone = 0
   // The large entries first, so that none is left to stream alone at the end.
   const order = streamedFirst(destinations.map(({entry}) => entry))
-  let next = 0
-  let failed = false
   const progress = async (entry: string, bytes: number, finished: boolean): Promise<void> => {
     bytesDone += bytes
     if (finished) entriesDone += 1
@@ -120,39 +120,21 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
     reportedBytes = bytesDone
     await options.onProgress?.({entry, entriesDone, entriesTotal, bytesDone, bytesTotal})
   }
-  const worker = async (): Promise<void> => {
-    while (next < order.length && !failed) {
-      const {entry, file} = destinations[order[next++]!] as {entry: ArchiveEntry; file: string}
-      const mode = executables.has(entry.name) ? 0o755 : 0o644
-      try {
-        throwIfCancelled(options.signal)
-        digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
-      } catch (error) {
-        failed = true
-        throw error
-      }
-    }
-  }
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, destinations.length))
-  await settleAll(Array.from({length: concurrency}, worker))
-
-  // Children before parents, so that each directory's entries are durable before the rename publishes it.
-  for (const dir of [...directories].sort((a, b) => b.length - a.length)) {
+  await forEachConcurrently(order, options.concurrency ?? 4, async (index) => {
     throwIfCancelled(options.signal)
-    await fsyncDirectory(dir)
-  }
+    const {entry, file} = destinations[index] as {entry: ArchiveEntry; file: string}
+    const mode = executables.has(entry.name) ? 0o755 : 0o644
+    digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
+  })
+
+  // Durability is paid once for the whole version: every file and directory is flushed together, many at
+  // once, after all are written and before the rename that publishes them.
+  await flushTogether(destinations.map(({file}) => file), [...directories], options.signal)
   // Results in archive order, whatever order the workers finished in.
   return new Map(archive.entries.map((entry) => [entry.name, digests.get(entry.name) as EntryDigest]))
 }
 
-/** Waits for every promise, then throws the first failure (so no worker still writes when the caller cleans up). */
-async function settleAll(promises: Array<Promise<void>>): Promise<void> {
-  const results = await Promise.allSettled(promises)
-  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected')
-  if (failed !== undefined) throw failed.reason
-}
-
-/** Reports bytes written to an entry; `finished` once the entry is complete and flushed. */
+/** Reports bytes written to an entry; `finished` once the entry is complete (flushed later, with all the others). */
 type EntryProgress = (entry: string, bytes: number, finished: boolean) => Promise<void>
 
 async function writeEntry(
@@ -192,7 +174,6 @@ async function writeEntry(
         stream.destroy()
       }
     }
-    await handle.sync()
   } finally {
     await handle.close()
   }

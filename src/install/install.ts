@@ -16,6 +16,7 @@ import type {Manifest} from '../model/manifest.js'
 import {checkContents, type VerifyContext} from '../signing/verify.js'
 import {admit, type Admission} from './admission.js'
 import {checkCompatibility} from './compatibility.js'
+import {consentToChanges} from './consent.js'
 import {realDirectory} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {extractArchive} from './extract.js'
@@ -68,6 +69,8 @@ interface Target {
  *    once, before anything else can refuse; every list the data root has recorded applies from then on.
  * 2. **Judge** the artifact before anything is written: strict reading, the expected digest, the manifest
  *    at development level, the expected id and version, the host's compatibility, the host's executable.
+ *    Under the plugin's lock, an update that asks for more than the active version did needs consent
+ *    (`consent`, else `consent-required`).
  * 3. **Stage**, holding the plugin's lock: the archive is extracted into a fresh staging directory,
  *    hashed as it is written.
  * 4. **Admit** the staged tree: `files[]` exhaustively, the signature (with every revocation list), the
@@ -94,12 +97,13 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
     return await withPluginLock(basics.dataRoot, judged.manifest.id, options, async () => {
       await run.report('locked')
       const target = await readTarget(run.settings.dataRoot, judged.manifest, options.force === true)
+      const changes = await consentToChanges(run.settings.dataRoot, judged.manifest, target.installed, options.consent)
       const staging = await createStaging(run.settings.dataRoot, judged.manifest.id)
       let committed = false
       try {
         const files = await stage(judged, staging, run.report, options.signal)
         const admission = await admitStaged(judged, files, staging, target, run)
-        return await commit(judged, admission, target, staging, run, () => (committed = true))
+        return {...(await commit(judged, admission, target, staging, run, () => (committed = true))), changes}
       } finally {
         // Past the commit point a failed step leaves the journal and its staged tree for the next operation.
         if (!committed || !(await pathExists(pluginPaths(run.settings.dataRoot, judged.manifest.id).transaction))) await staging.remove()
@@ -200,7 +204,7 @@ async function admitStaged(judged: Judged, files: Map<string, EntryDigest>, stag
  * Writes the journal (the commit point, reported through `committed`), then carries it to its end
  * (transaction.ts) and describes the installed version.
  */
-async function commit(judged: Judged, admission: Admission, target: Target, staging: Staging, run: InstallRun, committed: () => void): Promise<InstallResult> {
+async function commit(judged: Judged, admission: Admission, target: Target, staging: Staging, run: InstallRun, committed: () => void): Promise<Omit<InstallResult, 'changes'>> {
   const {settings} = run
   const {id, version} = judged.manifest
   const transaction: InstallTransaction = {

@@ -1,9 +1,11 @@
 import type {ArchiveLimits} from '../archive/types.js'
+import type {ManifestChanges} from '../manifest/changes.js'
 import type {ResolvedEntrypoint} from '../model/entrypoint.js'
 import type {EffectiveSettings} from '../model/settings.js'
 import type {RevocationList} from '../revocation/list.js'
 import type {TrustStore} from '../pki/trust.js'
 import type {ProtocolRange} from './compatibility.js'
+import type {ConsentCallback} from './consent.js'
 import type {LockOptions} from './locked.js'
 import type {CommitStep} from './transaction.js'
 import type {AdmittedVerdict} from './trust-record.js'
@@ -53,6 +55,13 @@ export interface InstallOptions extends LockOptions {
   expectSha256?: string
   /** Replace a version that is already installed. */
   force?: boolean
+  /**
+   * Asked, before anything is extracted, when an update asks for permissions, dependencies or runtime
+   * identifiers the active version did not (`changes`, see `compareManifests`); the install goes on only
+   * when it returns true. Without it such an update is refused with `consent-required`; an update that only
+   * keeps or removes, and a first install, never ask.
+   */
+  consent?: ConsentCallback
   /** Make the new version the active one (default true). */
   activate?: boolean
   /** Inactive versions kept beyond the active and the previous one (default 1). */
@@ -110,6 +119,8 @@ export interface InstallResult {
   directory: string
   /** The plugin's own state directory, kept across updates. */
   dataDirectory: string
+  /** What this version asks for that the version active before did not, and what it no longer asks for; null when none was active. */
+  changes: ManifestChanges | null
   warnings: InstallWarning[]
 }
 

@@ -175,6 +175,11 @@ const errors: Record<string, Entry> = {
   'file-conflict': ['Two artifacts being merged hold the same path with different content.', 'Both hold `assets/icon.png`, with different bytes', 'Make shared files identical, or keep runtime files under `runtimes/<rid>/`.'],
   'artifact-digest-mismatch': ['The artifact is not the one expected (its digest differs).', 'Installing with `--digest` of another build', 'Get the artifact the digest was published for.'],
   'already-installed': ['This version of the plugin is already installed.', 'Installing 1.0.0 twice', 'Pass `--force` to reinstall, or install another version.'],
+  'consent-required': [
+    'An update asks for permissions, dependencies or runtime identifiers the active version did not, and no consent was given for them.',
+    'Updating a plugin from 1.0.0 to 2.0.0, which adds the permission `net:outbound`',
+    'Read what it adds; to accept it, install again with `--accept-new-permissions` (a host passes a `consent` callback).',
+  ],
   'unsigned-not-permitted': ['The artifact is not signed and the host requires signatures.', 'Installing an unsigned artifact on a host that only takes signed ones', 'Sign the artifact with `svc-plugin sign`, or allow unsigned plugins on that host.'],
   'signature-invalid': ['The signature does not verify.', 'An artifact changed after it was signed', 'Get the artifact again, or sign it again.'],
   'signature-untrusted': ['The signature verifies but its certificate does not chain to a trusted root.', 'A plugin signed by a publisher this host does not trust', 'Add the publisher root to the trust store, if you trust it.'],

@@ -65,7 +65,7 @@ describe('svc-plugin install', () => {
     const root = dataRoot()
     const {status, json} = await runCliJson(['install', unsignedV2, ...base(root), '--allow-unsigned'])
     assert.equal(status, 0)
-    assert.deepEqual(Object.keys(json).sort(), ['activated', 'autoStart', 'certificateId', 'dataDirectory', 'directory', 'entrypoint', 'id', 'previousVersion', 'settings', 'verdict', 'version', 'warnings'])
+    assert.deepEqual(Object.keys(json).sort(), ['activated', 'autoStart', 'certificateId', 'changes', 'dataDirectory', 'directory', 'entrypoint', 'id', 'previousVersion', 'settings', 'verdict', 'version', 'warnings'])
     assert.equal(json.version, '2.0.0')
     assert.deepEqual(json.entrypoint, {rid: 'linux-x64', executable: 'runtimes/linux-x64/alpha', arguments: ['--serve'], runtime: {kind: 'SelfContained'}})
     assert.deepEqual(json.warnings.map((item: {code: string}) => item.code), ['artifact-unsigned'])

@@ -38,6 +38,7 @@ describe('install of a valid unsigned artifact with allowUnsigned', () => {
         settings: {shutdown: {gracefulTimeoutSeconds: 10}, health: {path: '/_svc/health', intervalSeconds: 15, timeoutSeconds: 2, unhealthyThreshold: 3}},
         directory: path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'versions', '1.0.0'),
         dataDirectory: path.join(ws.dataRoot, 'plugins', 'com.example.alpha', 'data'),
+        changes: null,
         warnings: [{code: 'artifact-unsigned', message: result.warnings[0]?.message, blocking: false}],
       })
     })

@@ -48,6 +48,7 @@ export const installOutcomes = [
   'lock-timeout',
   'unsafe-data-root',
   'already-installed',
+  'consent-required',
   'io-error',
   'hash-mismatch',
   'unsigned-not-permitted',
@@ -133,6 +134,7 @@ async function prepareOutcomeArtifacts(dir: string, artifacts: Record<string, st
   await artifact('untrusted', {id: 'com.example.beta', signer: signers.stranger})
   await artifact('impostor', {id: alpha, version: '3.0.0', signer: signers.impostor, manifest: {publisher: {name: 'Impostor', id: 'org.impostor'}}})
   await artifact('downgrade', {id: alpha, version: '3.0.0'})
+  await artifact('greedy', {id: alpha, version: '3.0.0', signer: signers.y, manifest: {permissions: ['net:outbound']}})
   await artifact('invalidManifest', {id: 'com.example.beta', manifest: {version: 'one'}})
   await artifact('incompatible', {id: 'com.example.beta', manifest: {manifestVersion: 2}})
   await artifact('hollow', {id: 'com.example.beta', payload: {'assets/readme.txt': 'only this'}})
@@ -195,6 +197,7 @@ async function runOutcome(world: RevocationWorld, dataRoot: string, outcome: Ins
     'lock-timeout': () => install(a['locked'] as string, {...unsigned, lockTimeoutMs: 0}),
     'unsafe-data-root': () => install(a['linked'] as string, unsigned),
     'already-installed': () => install(a['yActive'] as string, base),
+    'consent-required': () => install(a['greedy'] as string, base),
     'io-error': () => failingWrites(() => install(a['beta'] as string, unsigned)),
     'hash-mismatch': () => install(a['hashMismatch'] as string, unsigned),
     'unsigned-not-permitted': () => install(a['beta'] as string, {...base, force: true}),
