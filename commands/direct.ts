@@ -29,6 +29,7 @@ const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
   'cert:issue': async () => (await import('./actions/cert/issue.js')).certIssueCommand,
   'cert:revoke': async () => (await import('./actions/cert/revoke.js')).certRevokeCommand,
   'store:verify': async () => (await import('./actions/store/verify.js')).storeVerifyCommand,
+  'store:countersign': async () => (await import('./actions/store/countersign.js')).storeCountersignCommand,
   list: async () => (await import('./actions/list.js')).listCommand,
   activate: async () => (await import('./actions/activate.js')).activateCommand,
   uninstall: async () => (await import('./actions/uninstall.js')).uninstallCommand,

@@ -46,6 +46,9 @@ export {verifyUpload, verifyUploadFiles, type UploadAccount, type VerifyUploadOp
 export type {UploadProblem, UploadProblemCode, UploadReport} from './store/report.js'
 export {renderUploadText, uploadTextLines} from './store/render.js'
 export {StoreError, type StoreErrorCode} from './store/errors.js'
+export {countersignUpload, countersignUploadFiles, type CountersignUploadOptions, type CountersignUploadFilesOptions, type CountersignUploadResult} from './store/countersign.js'
+export type {StoreSignature, StoreSignatureOptions} from './signing/countersignature.js'
+export {signerFromCommand, signerFromPrivateKey, type Signer} from './pki/signer.js'
 
 // ── Tooling: validate ──────────────────────────────────────────────────────────────────────────────────
 export {validateManifest, type ValidateManifestOptions} from './manifest/validate.js'

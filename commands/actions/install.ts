@@ -22,6 +22,8 @@ export interface InstallInput {
     readonly revocations?: string | undefined
     readonly 'allow-stale-revocations': boolean
     readonly 'require-container-signature': boolean
+    readonly 'require-store-signature': boolean
+    readonly 'store-signature'?: string | undefined
     readonly 'expect-id'?: string | undefined
     readonly 'expect-version'?: string | undefined
     readonly 'expect-sha256'?: string | undefined
@@ -51,6 +53,8 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
     allowStaleRevocations: flags['allow-stale-revocations'],
     requireContainerSignature: flags['require-container-signature'],
+    requireStoreSignature: flags['require-store-signature'],
+    ...(flags['store-signature'] === undefined ? {} : {storeSignature: flags['store-signature']}),
     ...(expectId === undefined ? {} : {expectId}),
     ...(expectVersion === undefined ? {} : {expectVersion}),
     ...(expectSha256 === undefined ? {} : {expectSha256}),

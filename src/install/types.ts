@@ -2,6 +2,7 @@ import type {ArchiveLimits} from '../archive/types.js'
 import type {ResolvedEntrypoint} from '../model/entrypoint.js'
 import type {EffectiveSettings} from '../model/settings.js'
 import type {RevocationList} from '../revocation/list.js'
+import type {StoreSignatureOptions} from '../signing/countersignature.js'
 import type {TrustStore} from '../pki/trust.js'
 import type {ProtocolRange} from './compatibility.js'
 import type {LockOptions} from './locked.js'
@@ -10,7 +11,7 @@ import type {AdmittedVerdict} from './trust-record.js'
 import type {InstallWarning} from './warnings.js'
 
 /** Options of `install`. Only `dataRoot` is required. */
-export interface InstallOptions extends LockOptions {
+export interface InstallOptions extends LockOptions, StoreSignatureOptions {
   /** The host's data directory: plugins live under `<dataRoot>/plugins/`. */
   dataRoot: string
   /** The host's runtime identifier, for entrypoint resolution; default `hostRid()`. */

@@ -28,7 +28,8 @@ export interface InstalledProblem {
    * `directory-writable-by-others` (`plugins`, `<id>` or `versions` writable by others), a signature
    * verification code (`revoked` among them), `trust-downgrade` (admitted Trusted, no longer),
    * `unsigned-not-permitted` (unsigned, never admitted so), `trust-record-missing` (Trusted, but never
-   * admitted by an install) or `certificate-changed` (signed by another certificate than at admission,
+   * admitted by an install), `store-signature-missing` (a store countersignature is required and none was
+   * verified at admission) or `certificate-changed` (signed by another certificate than at admission,
    * not of the same publisher under the same root).
    */
   code: string
@@ -71,6 +72,11 @@ export interface VerifyInstalledOptions {
   allowStaleRevocations?: boolean
   /** The host's runtime identifier, whose executable must be present; default this machine's. */
   hostRid?: string
+  /**
+   * Refuse a version that was not admitted with a store countersignature (`store-signature-missing`): the
+   * install that admitted it verified one and recorded it in the trust record.
+   */
+  requireStoreSignature?: boolean
 }
 
 /**
@@ -81,7 +87,7 @@ export interface VerifyInstalledOptions {
  * its signature over the files as they are now, with every revocation list the data root has recorded and
  * the one given (recorded first, as at install), which must be Trusted — with a trust record, and by the
  * certificate recorded at admission or one of the same publisher under the same root — or Unsigned for a
- * version admitted unsigned. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
+ * version admitted unsigned; with `requireStoreSignature`, admitted with a store countersignature. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
  * list's refusals.
  */
 export async function verifyInstalled(dataRoot: string, id: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
@@ -112,6 +118,9 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     result.verdict = signature.verdict
     result.certificateId = signature.certificateId
     judgeSignature(result, signature, gate, fileProblems)
+    if (options.requireStoreSignature === true && (gate.admission?.storeSignature ?? null) === null) {
+      result.problems.push({code: 'store-signature-missing', message: `${id} ${version} was admitted without a store countersignature, and one is required; install it again with its countersignature.`, path: null})
+    }
     result.valid = result.problems.length === 0
     return result
   } catch (error) {

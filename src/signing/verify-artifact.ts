@@ -4,11 +4,12 @@ import type {ArtifactContents} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
 import {readTrustStore} from '../pki/trust.js'
 import {readRevocationList} from '../revocation/files.js'
+import {findStoreSignature, type StoreSignatureOptions} from './countersignature.js'
 import {problem, type VerificationResult, type VerifyProblem} from './result.js'
-import {checkContents, failedResult, verificationContext, type VerifyContext, type VerifyOptions} from './verify.js'
+import {checkContents, failedResult, verificationContext, withStoreSignature, type VerifyContext, type VerifyOptions} from './verify.js'
 
 /** How to verify an artifact file. */
-export interface VerifyArtifactOptions extends VerifyOptions {
+export interface VerifyArtifactOptions extends VerifyOptions, StoreSignatureOptions {
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
 }
@@ -22,7 +23,10 @@ export interface VerifyArtifactOptions extends VerifyOptions {
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const context = verificationContext(options)
-  const outcome = await readArtifactContents(file, {limits: options.limits}, async (contents) => checkContents(contents, context))
+  const countersignature = await findStoreSignature(file, options)
+  const outcome = await readArtifactContents(file, {limits: options.limits, fileDigest: countersignature !== null}, async (contents, fileSha256) =>
+    checkContents(contents, withStoreSignature(context, countersignature, fileSha256)),
+  )
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -41,16 +45,17 @@ export async function verifyArtifactFile(
 }
 
 /**
- * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
- * gives the verification problem instead (the signer and the store judge unreadable archives the same way).
+ * Opens an artifact, reads its contents once and hands them to `use`, with the whole file's SHA-256 (hex)
+ * when `fileDigest` asks for it (null otherwise). An archive the strict reader refuses gives the
+ * verification problem instead (the signer and the store judge unreadable archives the same way).
  */
 export async function readArtifactContents<T>(
   file: string,
-  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean},
-  use: (contents: ArtifactContents) => Promise<T>,
+  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean; fileDigest?: boolean},
+  use: (contents: ArtifactContents, fileSha256: string | null) => Promise<T>,
 ): Promise<T | VerifyProblem> {
   try {
-    return await withArtifact(file, {limits: options.limits}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
+    return await withArtifact(file, {limits: options.limits, fileDigest: options.fileDigest}, async (artifact) => use(await artifact.contents({secrets: options.secrets}), artifact.fileSha256))
   } catch (error) {
     if (isArchiveError(error)) return archiveProblem(error)
     throw error

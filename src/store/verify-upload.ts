@@ -63,6 +63,22 @@ export interface VerifyUploadOptions {
  * Throws only for unusable options: `invalid-argument` (StoreError), `trust-store-invalid` (SigningError).
  */
 export async function verifyUpload(artifact: string, options: VerifyUploadOptions): Promise<UploadReport> {
+  return (await judgeUpload(artifact, options, {fileDigest: false})).report
+}
+
+/** What the store's verification of an upload saw besides its report: what a countersignature states. */
+export interface JudgedUpload {
+  report: UploadReport
+  /** The signature's verification (Trusted when the upload is accepted). */
+  verification: VerificationResult | null
+  /** `sha256:` + hex SHA-256 of the artifact file as it was read, when asked for. */
+  fileSha256: string | null
+  /** The one reference time of the verification. */
+  now: Date
+}
+
+/** {@link verifyUpload}, with the verification and (with `fileDigest`) the file's SHA-256 hashed through the descriptor it was read from. */
+export async function judgeUpload(artifact: string, options: VerifyUploadOptions, read: {fileDigest: boolean}): Promise<JudgedUpload> {
   const {account, publishedVersions = []} = checkOptions(options)
   const trust = parseTrustStore(options.trust)
   const now = options.now ?? new Date()
@@ -78,14 +94,15 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
     }
   }
 
-  const outcome = await readArtifactContents(artifact, {limits: options.limits, secrets: true}, async (contents) => ({
+  const outcome = await readArtifactContents(artifact, {limits: options.limits, secrets: true, fileDigest: read.fileDigest}, async (contents, fileSha256) => ({
     validation: judgeContents(contents, {label: artifact, level: 'publication'}),
     verification: checkContents(contents, {trust, now, revocations, requireContainerSignature: options.requireContainerSignature !== false}),
     manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
+    fileSha256,
   }))
-  if ('code' in outcome) return unreadableReport(outcome)
+  if ('code' in outcome) return {report: unreadableReport(outcome), verification: null, fileSha256: null, now}
 
-  const {validation, verification, manifest} = outcome
+  const {validation, verification, manifest, fileSha256} = outcome
   const problems: UploadProblem[] = [
     ...validation.problems.map(uploadProblemOf),
     ...listProblems,
@@ -94,7 +111,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
     ...publisherProblems(manifest, account),
     ...versionProblems(manifest, publishedVersions),
   ]
-  return {
+  const report: UploadReport = {
     accepted: verification.verdict === 'Trusted' && !problems.some((problem) => problem.severity === 'error'),
     pluginId: validation.pluginId,
     version: validation.version,
@@ -102,6 +119,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
     verdict: verification.verdict,
     certificateId: verification.certificateId,
   }
+  return {report, verification, fileSha256, now}
 }
 
 /** `verifyUpload` with the trust store and (optionally) the revocation list read from files. */
