@@ -335,7 +335,7 @@ describe('the direct path: svc-plugin verify without oclif', () => {
 
   it('reads the flags of verify from the manifest the build wrote', () => {
     const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, ManifestCommand>}
-    assert.deepEqual(Object.keys(manifest.commands.verify?.flags ?? {}).sort(), ['allow-stale-revocations', 'data-root', 'installed', 'json', 'no-color', 'quiet', 'require-container-signature', 'revocations', 'trust', 'version'])
+    assert.deepEqual(Object.keys(manifest.commands.verify?.flags ?? {}).sort(), ['allow-stale-revocations', 'data-root', 'installed', 'json', 'no-color', 'quiet', 'require-container-signature', 'require-store-signature', 'revocations', 'store-signature', 'trust', 'version'])
   })
 })
 
