@@ -1,4 +1,5 @@
 import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
@@ -36,6 +37,7 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
     requireContainerSignature,
     requireStoreSignature: flags['require-store-signature'],
     ...(storeSignature === undefined ? {} : {storeSignature}),
+    signal: commandSignal(),
   })
   const warnings = [...result.warnings, ...(result.revocations?.stale ? [{code: 'revocation-list-stale', message: staleWarning(result.revocations)}] : [])]
   for (const item of warnings) output.note(`warning ${item.code}: ${item.message}`)
@@ -69,6 +71,7 @@ async function verifyInstalledPlugin(id: string, {flags}: VerifyInput, output: C
     trust: await readTrustStore(trust),
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
     requireStoreSignature: flags['require-store-signature'],
+    signal: commandSignal(),
   })
   for (const item of result.warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) output.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})

@@ -1,4 +1,4 @@
-import {type ArchiveError, isArchiveError} from '../archive/errors.js'
+import {type ArchiveError, isArchiveError, isUnreadableFile} from '../archive/errors.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
@@ -12,6 +12,11 @@ import {checkContents, failedResult, verificationContext, withStoreSignature, ty
 export interface VerifyArtifactOptions extends VerifyOptions, StoreSignatureOptions {
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the verification: it rejects with an error named `AbortError` (code `cancelled`, the signal's
+   * reason as its `cause`) instead of giving a verdict.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -19,14 +24,14 @@ export interface VerifyArtifactOptions extends VerifyOptions, StoreSignatureOpti
  * and SHA-256 (the signing files kept in memory), and runs the verification checklist at one reference
  * time. Archive errors become the result's one problem: `archive-unsupported` is
  * `package-format-unsupported`, a manifest over its limit is `manifest-too-large`, anything else
- * `package-unreadable`, with the reader's code in `archiveCode` and in the message.
+ * `package-unreadable`, with the reader's code in `archiveCode` and in the message. A cancellation
+ * (`signal`) is no verdict: it rejects with its `AbortError`.
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const context = verificationContext(options)
   const countersignature = await findStoreSignature(file, options)
-  const outcome = await readArtifactContents(file, {limits: options.limits, fileDigest: countersignature !== null}, async (contents, fileSha256) =>
-    checkContents(contents, withStoreSignature(context, countersignature, fileSha256)),
-  )
+  const read = {limits: options.limits, signal: options.signal, fileDigest: countersignature !== null}
+  const outcome = await readArtifactContents(file, read, async (contents, fileSha256) => checkContents(contents, withStoreSignature(context, countersignature, fileSha256)))
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -44,20 +49,33 @@ export async function verifyArtifactFile(
   return verifyArtifact(file, {...rest, trust, revocations})
 }
 
+/** Options of {@link readArtifactContents}. */
+export interface ReadContentsOptions {
+  limits?: Partial<ArchiveLimits> | undefined
+  /** Also look for secrets in the entries. */
+  secrets?: boolean
+  signal?: AbortSignal | undefined
+  /**
+   * Throw the reader's error when the file itself cannot be read (missing, not a regular file, an I/O error:
+   * `isUnreadableFile`) instead of judging it: a fault of where the file is kept, not of its bytes.
+   */
+  throwUnreadableFile?: boolean
+  /** Also hash the whole file (handed to `use`), through the descriptor it is read from. */
+  fileDigest?: boolean
+}
+
 /**
- * Opens an artifact, reads its contents once and hands them to `use`, with the whole file's SHA-256 (hex)
- * when `fileDigest` asks for it (null otherwise). An archive the strict reader refuses gives the
- * verification problem instead (the signer and the store judge unreadable archives the same way).
+ * Opens an artifact, reads its contents once and hands them to `use`, with the whole file's SHA-256
+ * (`sha256:` + hex) when `fileDigest` asks for it (null otherwise). An archive the strict reader refuses
+ * gives the verification problem instead (the signer and the store judge unreadable archives the same way);
+ * a cancellation (`signal`) rejects with its `AbortError`.
  */
-export async function readArtifactContents<T>(
-  file: string,
-  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean; fileDigest?: boolean},
-  use: (contents: ArtifactContents, fileSha256: string | null) => Promise<T>,
-): Promise<T | VerifyProblem> {
+export async function readArtifactContents<T>(file: string, options: ReadContentsOptions, use: (contents: ArtifactContents, fileSha256: string | null) => Promise<T>): Promise<T | VerifyProblem> {
   try {
-    return await withArtifact(file, {limits: options.limits, fileDigest: options.fileDigest}, async (artifact) => use(await artifact.contents({secrets: options.secrets}), artifact.fileSha256))
+    const open = {limits: options.limits, signal: options.signal, fileDigest: options.fileDigest}
+    return await withArtifact(file, open, async (artifact) => use(await artifact.contents({secrets: options.secrets}), artifact.fileSha256))
   } catch (error) {
-    if (isArchiveError(error)) return archiveProblem(error)
+    if (isArchiveError(error) && !(options.throwUnreadableFile === true && isUnreadableFile(error))) return archiveProblem(error)
     throw error
   }
 }
@@ -71,7 +89,7 @@ export function signerContext(now: Date): VerifyContext {
 }
 
 /** The verification problem for an archive the strict reader refused. */
-function archiveProblem(error: ArchiveError): VerifyProblem {
+export function archiveProblem(error: ArchiveError): VerifyProblem {
   const message = `The artifact cannot be read (${error.code}, ${error.details.reason}): ${error.message}`
   if (error.code === 'archive-unsupported') return problem('package-format-unsupported', message, error.code)
   if (error.details.reason === 'manifest-too-large') return problem('manifest-too-large', message, error.code)
