@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {storeCountersignCommand} from '../actions/store/countersign.js'
 import {BaseCommand} from '../base.js'
-import {revocationsFlag, stringArgument, trustOptions} from '../flags.js'
+import {stringArgument, uploadFlags} from '../flags.js'
 
 export default class StoreCountersign extends BaseCommand<typeof StoreCountersign> {
   static override summary = 'Countersign an upload the store accepts, with a registry certificate, in a detached file.'
@@ -23,12 +23,7 @@ Exit status: 0 countersigned, 1 refused (the upload, the certificate's purpose o
   }
 
   static override flags = {
-    'account-name': Flags.string({description: "The uploading account's publisher name (publisher.name must equal it).", required: true, helpValue: '<name>'}),
-    'account-id': Flags.string({description: "The uploading account's publisher id (publisher.id, when present, must equal it).", helpValue: '<id>'}),
-    trust: Flags.string({...trustOptions, description: 'The trust store: the upload and the registry certificate must chain to it.', required: true}),
-    published: Flags.string({description: 'A version already published (repeat, or separate with commas); the upload must be greater.', multiple: true, delimiter: ',', helpValue: '<version>'}),
-    revocations: revocationsFlag,
-    'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate (a warning) instead of refusing the upload.', default: false}),
+    ...uploadFlags,
     'private-key': Flags.string({description: "The registry certificate's private key file.", helpValue: '<file>', exactlyOne: ['private-key', 'signer-command']}),
     'signer-command': Flags.string({description: 'A command that signs: the statement on its standard input, the signature on its standard output.', helpValue: '<command>', exactlyOne: ['private-key', 'signer-command']}),
     certificate: Flags.string({description: 'The registry certificate, certificate.json.', required: true, helpValue: '<file>'}),

@@ -1,17 +1,12 @@
 import {countersignUploadFiles} from '../../../src/index.js'
 import {ExitCode} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
+import {uploadOptionsOf, type UploadFlagValues} from './verify.js'
 
 /** The arguments and flags of `svc-plugin store countersign`, as parsed (by oclif, or by the direct path). */
 export interface StoreCountersignInput {
   readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'account-name': string
-    readonly 'account-id'?: string | undefined
-    readonly trust: string
-    readonly published?: readonly string[] | undefined
-    readonly revocations?: string | undefined
-    readonly 'allow-stale-revocations': boolean
+  readonly flags: UploadFlagValues & {
     readonly 'private-key'?: string | undefined
     readonly 'signer-command'?: string | undefined
     readonly certificate: string
@@ -25,13 +20,8 @@ export interface StoreCountersignInput {
 
 /** `svc-plugin store countersign`: the store's verification, then its countersignature beside the artifact. */
 export async function storeCountersignCommand({args: {artifact}, flags}: StoreCountersignInput, {output}: ActionContext): Promise<ExitCode> {
-  const {'account-name': name, 'account-id': id} = flags
   const result = await countersignUploadFiles(artifact, {
-    account: id === undefined ? {name} : {name, id},
-    trustFile: flags.trust,
-    revocationsFile: flags.revocations,
-    allowStaleRevocations: flags['allow-stale-revocations'],
-    publishedVersions: [...(flags.published ?? [])],
+    ...uploadOptionsOf(flags),
     privateKeyFile: flags['private-key'],
     signerCommand: flags['signer-command'],
     certificateFile: flags.certificate,

@@ -3,16 +3,32 @@ import {commandSignal} from '../../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
 
+/** The flags of the store's verification of an upload (`uploadFlags`), as parsed. */
+export interface UploadFlagValues {
+  readonly 'account-name': string
+  readonly 'account-id'?: string | undefined
+  readonly trust: string
+  readonly published?: readonly string[] | undefined
+  readonly revocations?: string | undefined
+  readonly 'allow-stale-revocations': boolean
+}
+
+/** The library's options of the store's verification, from its flags. */
+export function uploadOptionsOf(flags: UploadFlagValues) {
+  const {'account-name': name, 'account-id': id} = flags
+  return {
+    account: id === undefined ? {name} : {name, id},
+    trustFile: flags.trust,
+    publishedVersions: [...(flags.published ?? [])],
+    revocationsFile: flags.revocations,
+    allowStaleRevocations: flags['allow-stale-revocations'],
+  }
+}
+
 /** The arguments and flags of `svc-plugin store verify`, as parsed (by oclif, or by the direct path). */
 export interface StoreVerifyInput {
   readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'account-name': string
-    readonly 'account-id'?: string | undefined
-    readonly trust: string
-    readonly published?: readonly string[] | undefined
-    readonly revocations?: string | undefined
-    readonly 'allow-stale-revocations': boolean
+  readonly flags: UploadFlagValues & {
     readonly 'require-container-signature': boolean
     readonly json: boolean
     readonly quiet: boolean
@@ -22,13 +38,9 @@ export interface StoreVerifyInput {
 
 /** `svc-plugin store verify`: the store's check of an upload; prints the report and gives the exit status. */
 export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyInput, {output}: ActionContext): Promise<ExitCode> {
-  const {trust, published, revocations, json, quiet, 'account-name': name, 'account-id': id, 'allow-stale-revocations': allowStaleRevocations} = flags
+  const {json, quiet} = flags
   const report = await verifyUploadFiles(artifact, {
-    account: id === undefined ? {name} : {name, id},
-    trustFile: trust,
-    publishedVersions: [...(published ?? [])],
-    revocationsFile: revocations,
-    allowStaleRevocations,
+    ...uploadOptionsOf(flags),
     requireContainerSignature: flags['require-container-signature'],
     signal: commandSignal(),
   })
