@@ -53,6 +53,19 @@ export const revocationsFlag = Flags.string({
 })
 
 /**
+ * The flags of the store's verification of an upload, which `store verify` and `store countersign` share:
+ * the uploading account, the trust store, the published versions and the revocation list.
+ */
+export const uploadFlags = {
+  'account-name': Flags.string({description: "The uploading account's publisher name (publisher.name must equal it).", required: true, helpValue: '<name>'}),
+  'account-id': Flags.string({description: "The uploading account's publisher id (publisher.id, when present, must equal it).", helpValue: '<id>'}),
+  trust: Flags.string({...trustOptions, description: 'The trust store the signatures must chain to.', required: true}),
+  published: Flags.string({description: 'A version already published (repeat, or separate with commas); the upload must be greater.', multiple: true, delimiter: ',', helpValue: '<version>'}),
+  revocations: revocationsFlag,
+  'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate (a warning) instead of refusing the upload.', default: false}),
+}
+
+/**
  * A positional argument. It is never read from standard input: oclif would otherwise take a missing
  * argument from a pipe (`… | svc-plugin pack` packing the folder named by the text piped in, or a script's
  * loop losing its input to it).

@@ -14,6 +14,7 @@ import Sign from './sign.js'
 import Verify from './verify.js'
 import CertRevoke from './cert/revoke.js'
 import StoreVerify from './store/verify.js'
+import StoreCountersign from './store/countersign.js'
 import Help from './help.js'
 import Init from './init.js'
 
@@ -38,6 +39,7 @@ export const COMMANDS = {
   verify: Verify,
   'cert:revoke': CertRevoke,
   'store:verify': StoreVerify,
+  'store:countersign': StoreCountersign,
   help: Help,
   init: Init,
 }

@@ -14,6 +14,8 @@ A signature made by this version of sign also covers the container, every byte o
 
 An update of an installed plugin that asks for permissions, dependencies or runtime identifiers the active version did not is refused (consent-required, each addition listed) unless --accept-new-permissions accepts them; an update that only keeps or removes, and a first install, need no consent. svc-plugin inspect NEW --compare OLD shows the same difference beforehand.
 
+With --require-store-signature, the artifact must also carry a store's countersignature that holds for this very file (<artifact>.countersig beside it, or --store-signature <file>): store-signature-missing without one, store-signature-invalid when it does not hold. The countersignature verified is recorded in the trust record, and verify --installed --require-store-signature refuses a version admitted without one.
+
 Without --host-version the host counts as a development build (0.0.0-dev): the plugin's compatibility.svc range is not checked (warning svc-compatibility-unchecked).
 
 Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 usage error, 3 the artifact, the trust store or the revocation list cannot be read.`
@@ -48,6 +50,11 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
       description: 'Refuse a signed artifact whose signature does not cover its container (signed without containerDigest) instead of installing it with the warning container-unsigned.',
       default: false,
     }),
+    'require-store-signature': Flags.boolean({
+      description: 'Refuse an artifact without a store countersignature that holds for it (store-signature-missing, store-signature-invalid): by default <artifact>.countersig beside the artifact.',
+      default: false,
+    }),
+    'store-signature': Flags.string({description: 'The store countersignature file to check (default with --require-store-signature: <artifact>.countersig).', helpValue: '<file>'}),
     'expect-id': Flags.string({description: 'Refuse (id-mismatch) unless the artifact is this plugin id.', helpValue: '<id>'}),
     'expect-version': Flags.string({description: 'Refuse (version-mismatch) unless the artifact is this version.', helpValue: '<version>'}),
     'expect-sha256': Flags.string({description: 'Refuse (artifact-digest-mismatch) unless the artifact file has this SHA-256, as the store published it.', helpValue: '<hex>'}),

@@ -11,6 +11,8 @@ With --revocations, the root-signed revocation list (revocations.json, its revoc
 
 A signature made by this version of sign also covers the container: every byte of the archive file, headers and compressed bytes included (containerDigest in the signed manifest). An artifact signed without it verifies with the warning container-unsigned; --require-container-signature refuses it instead.
 
+With --require-store-signature, the artifact must also carry a store's countersignature (store countersign): <artifact>.countersig beside it, or the file --store-signature names, signed with a "registry" certificate that chains to --trust and naming this very file; without one the artifact is refused (store-signature-missing), and one that does not hold (another artifact, another publisher signature, a certificate that is not trusted, revoked or expired) is store-signature-invalid. A --store-signature given is checked even without --require-store-signature.
+
 With --installed <id> --data-root <dir> (and optionally --version, default the active one), re-checks an installed version instead: every file against its files[] (each file changed, added or removed is reported with its code) and its signature, which must still be Trusted, or Unsigned for a version installed unsigned. Exit 0 valid, 1 invalid or not installed.
 
 Output (stdout): "valid, signed by certificate <id>" or "invalid: <code>: <message>". --json prints {path, valid, verdict, certificateId, issuerCertificateId, signedAt, problems: [{code, severity, message}], warnings} (warnings: container-unsigned, revocation-list-stale) and, with --revocations, revocations: {rootKeyId, sequence, issuedAt, nextUpdate, stale}; verdict is one of Trusted, Unsigned, Malformed, SignatureInvalid, ContentMismatch, UntrustedRoot, WrongCertificatePurpose, CertificateNotValidAtSignature, Revoked.
@@ -37,6 +39,11 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
       description: 'Refuse an artifact whose signature does not cover its container (signed without containerDigest: container-unsigned) instead of warning.',
       default: false,
     }),
+    'require-store-signature': Flags.boolean({
+      description: 'Refuse an artifact (with --installed: a version not admitted with one) without a store countersignature that holds for it (store-signature-missing, store-signature-invalid): by default <artifact>.countersig beside the artifact.',
+      default: false,
+    }),
+    'store-signature': Flags.string({description: 'The store countersignature file to check (default with --require-store-signature: <artifact>.countersig).', helpValue: '<file>'}),
     installed: Flags.string({description: 'Verify this installed plugin instead of an artifact.', helpValue: '<id>', dependsOn: ['data-root']}),
     version: Flags.string({description: 'With --installed: the installed version (default: the active one).', dependsOn: ['installed']}),
     'data-root': Flags.string({...dataRootOptions, description: 'With --installed: the host data directory.'}),

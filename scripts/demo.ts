@@ -138,6 +138,23 @@ async function main(): Promise<void> {
     const update = ['install', 'weather-1.6.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0']
     run(update, 1)
     run([...update, '--accept-new-permissions'])
+    heading('13. The store countersigns; a host requires it')
+    run(['keygen', '--output', 'store', '--name', 'store'])
+    run([
+      'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
+      '--subject-public-key', 'store/store.pub', '--subject-kind', 'service',
+      '--subject-id', 'store.example', '--subject-name', 'Example Store', '--usage', 'registry',
+      '--not-after', isoInDays(365), '--output', 'store',
+    ])
+    const storeArgs = ['--account-name', 'Example Labs', '--account-id', 'com.example', '--trust', 'root/trust.json', '--certificate', 'store/certificate.json', '--certificate-signature', 'store/certificate.sig']
+    run(['store', 'countersign', 'weather-1.4.2.signed.svcPlugin', ...storeArgs, '--private-key', 'store/store.key'])
+    run(['verify', 'weather-1.4.2.signed.svcPlugin', '--trust', 'root/trust.json', '--require-store-signature'])
+    run(['install', 'weather-1.4.2.signed.svcPlugin', '--data-root', 'store-host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--require-store-signature'])
+    run(['verify', '--installed', 'com.example.weather-station', '--data-root', 'store-host', '--trust', 'root/trust.json', '--require-store-signature'])
+    // Signed with the publisher's key, but never accepted by the store: no countersignature, refused.
+    run(['verify', 'weather-1.5.0.signed.svcPlugin', '--trust', 'root/trust.json', '--require-store-signature'], 1)
+    // The countersignature of 1.4.2 does not vouch for 1.5.0.
+    run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'store-host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--require-store-signature', '--store-signature', 'weather-1.4.2.signed.svcPlugin.countersig'], 1)
     process.stdout.write(`\n${bold('Done.')} Every step above ran the real svc-plugin command line.\n`)
   } finally {
     await rm(work, {recursive: true, force: true})

@@ -48,6 +48,7 @@ export {readRevocationList} from './revocation/files.js'
 export type {RevocationList, RevocationEntry, RevocationListSummary, RevocationKind, RevocationReason} from './revocation/list.js'
 export {verifyArtifact, type VerifyArtifactOptions} from './signing/verify-artifact.js'
 export type {VerifyOptions} from './signing/verify.js'
+export type {StoreSignature, StoreSignatureOptions} from './signing/countersignature.js'
 export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, type VerifyProblem, type VerifyWarning} from './signing/result.js'
 export type {Certificate, CertificateSubject, SubjectKind as CertificateSubjectKind, KeyUsage} from './pki/certificate.js'
 

@@ -5,3 +5,4 @@
 export {verifyUpload, type Upload, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
 export type {UploadProblem, UploadProblemCode, UploadReport} from './store/report.js'
 export {renderUploadText} from './store/render.js'
+export {countersignUpload, type CountersignKeySource, type CountersignUploadOptions, type CountersignUploadResult} from './store/countersign.js'

@@ -33,6 +33,8 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations)}),
     allowStaleRevocations: flags['allow-stale-revocations'],
     requireContainerSignature: flags['require-container-signature'],
+    requireStoreSignature: flags['require-store-signature'],
+    ...(flags['store-signature'] === undefined ? {} : {storeSignature: flags['store-signature']}),
     ...(expectId === undefined ? {} : {expectId}),
     ...(expectVersion === undefined ? {} : {expectVersion}),
     ...(expectSha256 === undefined ? {} : {expectSha256}),

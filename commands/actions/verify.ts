@@ -17,7 +17,16 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
   const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations, 'require-container-signature': requireContainerSignature} = flags
-  const result = await verifyArtifact(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature, signal: commandSignal()})
+  const storeSignature = flags['store-signature']
+  const result = await verifyArtifact(artifact, {
+    trustFile: trust,
+    revocationsFile: revocations,
+    allowStaleRevocations,
+    requireContainerSignature,
+    requireStoreSignature: flags['require-store-signature'],
+    ...(storeSignature === undefined ? {} : {storeSignature}),
+    signal: commandSignal(),
+  })
   const warnings = [...result.warnings, ...(result.revocations?.stale ? [{code: 'revocation-list-stale', message: staleWarning(result.revocations)}] : [])]
   for (const item of warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) {
@@ -34,7 +43,8 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
       ...(result.revocations === undefined ? {} : {revocations: result.revocations}),
     })
   } else if (result.valid) {
-    output.out(`valid, signed by certificate ${result.certificateId}`)
+    const store = result.storeSignature === undefined ? '' : `, countersigned by store ${result.storeSignature.store} (certificate ${result.storeSignature.certificateId})`
+    output.out(`valid, signed by certificate ${result.certificateId}${store}`)
   } else {
     for (const problem of result.problems) output.outAlways(`invalid: ${problem.code}: ${problem.message}`)
   }
@@ -48,6 +58,7 @@ async function verifyInstalledPlugin(id: string, {flags}: VerifyInput, output: C
     ...(version === undefined ? {} : {version}),
     trust: await readTrustStore(trust),
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
+    requireStoreSignature: flags['require-store-signature'],
     signal: commandSignal(),
   })
   for (const item of result.warnings) output.note(`warning ${item.code}: ${item.message}`)

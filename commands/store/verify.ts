@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {storeVerifyCommand} from '../actions/store/verify.js'
 import {BaseCommand} from '../base.js'
-import {revocationsFlag, stringArgument, trustOptions} from '../flags.js'
+import {stringArgument, uploadFlags} from '../flags.js'
 
 export default class StoreVerify extends BaseCommand<typeof StoreVerify> {
   static override summary = "Judge an upload to the plugin store: validation, signature, publisher and version, every problem in one report."
@@ -23,12 +23,7 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   }
 
   static override flags = {
-    'account-name': Flags.string({description: "The uploading account's publisher name (publisher.name must equal it).", required: true, helpValue: '<name>'}),
-    'account-id': Flags.string({description: "The uploading account's publisher id (publisher.id, when present, must equal it).", helpValue: '<id>'}),
-    trust: Flags.string({...trustOptions, description: 'The trust store the signature must chain to.', required: true}),
-    published: Flags.string({description: 'A version already published (repeat, or separate with commas); the upload must be greater.', multiple: true, delimiter: ',', helpValue: '<version>'}),
-    revocations: revocationsFlag,
-    'allow-stale-revocations': Flags.boolean({description: 'Apply a revocation list past its nextUpdate (a warning) instead of refusing the upload.', default: false}),
+    ...uploadFlags,
     'require-container-signature': Flags.boolean({
       description: 'Refuse an upload whose signature does not cover its container (signed without containerDigest: container-unsigned). On by default; --no-require-container-signature makes it a warning.',
       default: true,

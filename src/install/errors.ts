@@ -43,6 +43,10 @@ export type InstallErrorCode =
   | 'unsigned-not-permitted'
   /** The signature was refused (`details.verdict`, `details.reason`): see {@link SignatureRefusalCode}. */
   | SignatureRefusalCode
+  /** A store countersignature was required and the artifact has none (none beside it, or none given). */
+  | 'store-signature-missing'
+  /** The store countersignature does not hold for this artifact (its format, certificate, signature, statement or revocation). */
+  | 'store-signature-invalid'
   /** A Trusted update is signed by another certificate subject than the one the plugin was admitted from. */
   | 'publisher-changed'
   /** The plugin was admitted with more trust before; this version would lower it. */

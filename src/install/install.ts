@@ -13,7 +13,8 @@ import {entryNameOf} from '../model/entry-name.js'
 import {resolveEntrypoint, type ResolvedEntrypoint} from '../model/entrypoint.js'
 import {effectiveSettings} from '../model/settings.js'
 import type {Manifest} from '../model/manifest.js'
-import {checkContents, type VerifyContext} from '../signing/verify.js'
+import {findStoreSignature} from '../signing/countersignature.js'
+import {checkContents, withStoreSignature, type VerifyContext} from '../signing/verify.js'
 import {admit, type Admission} from './admission.js'
 import {checkCompatibility} from './compatibility.js'
 import {consentToChanges} from './consent.js'
@@ -74,7 +75,8 @@ interface Target {
  * 3. **Stage**, holding the plugin's lock: the archive is extracted into a fresh staging directory,
  *    hashed as it is written.
  * 4. **Admit** the staged tree: `files[]` exhaustively, the signature (with every revocation list), the
- *    trust the plugin holds and its publisher, relations to the other plugins.
+ *    store countersignature when one is given or required, the trust the plugin holds and its publisher,
+ *    relations to the other plugins.
  * 5. **Commit**: the journal is written (from here on the install happens even if the process dies), the
  *    staged tree is promoted by one rename, the trust record, `current.json` and pruning follow, and the
  *    version ends in `versions/<version>/`.
@@ -89,9 +91,11 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
     throwIfCancelled(options.signal)
     const basics = operationBasics(options)
     const context = await revocationContext(basics.dataRoot, {...options, now: basics.now})
-    const run: InstallRun = {settings: resolveSettings(options, basics), context, options, report: progressReporter(options)}
+    const settings = resolveSettings(options, basics)
+    const countersignature = await findStoreSignature(artifactFile, options)
     // Every read of the archive, the extraction's too, stops once the signal is aborted.
-    artifact = await openArtifact(artifactFile, {limits: run.settings.limits, fileDigest: run.settings.expectSha256 !== null, signal: options.signal})
+    artifact = await openArtifact(artifactFile, {limits: settings.limits, fileDigest: settings.expectSha256 !== null || countersignature !== null, signal: options.signal})
+    const run: InstallRun = {settings, context: withStoreSignature(context, countersignature, artifact.fileSha256), options, report: progressReporter(options)}
     const judged = judge(artifact, artifactFile, run.settings, options)
     await run.report('judged')
     return await withPluginLock(basics.dataRoot, judged.manifest.id, options, async () => {
@@ -215,7 +219,7 @@ async function commit(judged: Judged, admission: Admission, target: Target, stag
     directory: freeDirectoryName(version, target.installed.taken),
     staging: staging.name,
     activate: settings.activate,
-    admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: settings.now.toISOString()},
+    admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, storeSignature: admission.storeSignature, admittedAt: settings.now.toISOString()},
     previousVersion: target.previousVersion,
     retain: settings.retain,
   }

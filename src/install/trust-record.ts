@@ -2,6 +2,7 @@ import {readTextOrNull} from '../fs/durable.js'
 import {writeFileAtomic} from '../fs/output.js'
 import type {Certificate} from '../pki/certificate.js'
 import {isSemVer} from '../model/semver.js'
+import type {StoreSignature} from '../signing/countersignature.js'
 import {InstallError} from './errors.js'
 
 /** The verdicts an install can admit: Trusted, or Unsigned when the caller allowed it. */
@@ -13,6 +14,8 @@ export interface VersionAdmission {
   certificateId: string | null
   /** The signing certificate's subject (kind and id) of a Trusted admission. */
   publisher?: PinnedPublisher | null
+  /** The store countersignature verified at admission: the registry certificate, the store, when it countersigned. */
+  storeSignature?: StoreSignature | null
   /** RFC 3339 UTC. */
   admittedAt: string
 }
@@ -71,6 +74,7 @@ function parseTrustRecord(text: string): TrustRecord | null {
         verdict: admission.verdict,
         certificateId: typeof admission.certificateId === 'string' ? admission.certificateId : null,
         publisher: pinnedPublisherOf(admission.publisher),
+        storeSignature: storeSignatureOf(admission.storeSignature),
         admittedAt: typeof admission.admittedAt === 'string' ? admission.admittedAt : '',
       }
     }
@@ -84,6 +88,14 @@ export function pinnedPublisherOf(value: unknown): PinnedPublisher | null {
   const {kind, id, rootKeyId} = value as Record<string, unknown>
   if (typeof kind !== 'string' || typeof id !== 'string') return null
   return typeof rootKeyId === 'string' ? {kind, id, rootKeyId} : {kind, id}
+}
+
+/** A store countersignature's admission read back from JSON, or null. */
+function storeSignatureOf(value: unknown): StoreSignature | null {
+  if (typeof value !== 'object' || value === null) return null
+  const {certificateId, issuerCertificateId, store, countersignedAt} = value as Record<string, unknown>
+  if (typeof certificateId !== 'string' || typeof store !== 'string' || typeof countersignedAt !== 'string') return null
+  return {certificateId, issuerCertificateId: typeof issuerCertificateId === 'string' ? issuerCertificateId : null, store, countersignedAt}
 }
 
 /** The publisher a certificate certifies: its subject under its root; null without a certificate. */

@@ -3,6 +3,7 @@ import type {ManifestChanges} from '../manifest/changes.js'
 import type {ResolvedEntrypoint} from '../model/entrypoint.js'
 import type {EffectiveSettings} from '../model/settings.js'
 import type {RevocationList} from '../revocation/list.js'
+import type {StoreSignatureOptions} from '../signing/countersignature.js'
 import type {TrustStore} from '../pki/trust.js'
 import type {ProtocolRange} from './compatibility.js'
 import type {ConsentCallback} from './consent.js'
@@ -12,7 +13,7 @@ import type {AdmittedVerdict} from './trust-record.js'
 import type {InstallWarning} from './warnings.js'
 
 /** Options of `install`. Only `dataRoot` is required. */
-export interface InstallOptions extends LockOptions {
+export interface InstallOptions extends LockOptions, StoreSignatureOptions {
   /** The host's data directory: plugins live under `<dataRoot>/plugins/`. */
   dataRoot: string
   /** The host's runtime identifier, for entrypoint resolution; default `hostRid()`. */

@@ -29,7 +29,8 @@ export interface InstalledProblem {
    * `directory-writable-by-others` (`plugins`, `<id>` or `versions` writable by others), a signature
    * verification code (`revoked` among them), `trust-downgrade` (admitted Trusted, no longer),
    * `unsigned-not-permitted` (unsigned, never admitted so), `trust-record-missing` (Trusted, but never
-   * admitted by an install) or `certificate-changed` (signed by another certificate than at admission,
+   * admitted by an install), `store-signature-missing` (a store countersignature is required and none was
+   * verified at admission) or `certificate-changed` (signed by another certificate than at admission,
    * not of the same publisher under the same root).
    */
   code: string
@@ -73,6 +74,11 @@ export interface VerifyInstalledOptions {
   /** The host's runtime identifier, whose executable must be present; default this machine's. */
   hostRid?: string
   /**
+   * Refuse a version that was not admitted with a store countersignature (`store-signature-missing`): the
+   * install that admitted it verified one and recorded it in the trust record.
+   */
+  requireStoreSignature?: boolean
+  /**
    * Cancels the check: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
    * its `cause`) instead of giving a verification; the data root is left as it was (a revocation list given
    * is remembered as seen all the same).
@@ -88,8 +94,9 @@ export interface VerifyInstalledOptions {
  * its signature over the files as they are now, with every revocation list the data root has recorded and
  * the one given (recorded first, as at install), which must be Trusted — with a trust record, and by the
  * certificate recorded at admission or one of the same publisher under the same root — or Unsigned for a
- * version admitted unsigned. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
- * list's refusals; `signal` cancels the check between files and chunks.
+ * version admitted unsigned; with `requireStoreSignature`, admitted with a store countersignature. Throws
+ * `not-installed`, `version-not-installed`, `unsafe-data-root`, and the list's refusals; `signal` cancels
+ * the check between files and chunks.
  */
 export async function verifyInstalled(dataRoot: string, id: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
   assertPluginId(id)
@@ -120,6 +127,9 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     result.verdict = signature.verdict
     result.certificateId = signature.certificateId
     judgeSignature(result, signature, gate, fileProblems)
+    if (options.requireStoreSignature === true && (gate.admission?.storeSignature ?? null) === null) {
+      result.problems.push({code: 'store-signature-missing', message: `${id} ${version} was admitted without a store countersignature, and one is required; install it again with its countersignature.`, path: null})
+    }
     result.valid = result.problems.length === 0
     return result
   } catch (error) {

@@ -35,6 +35,14 @@ export interface ChainFiles {
   issuerSig: Uint8Array | null
 }
 
+/** The key usage a chain's certificate must have: `package` signs artifacts, `registry` countersigns them for a store. */
+export type ChainUsage = 'package' | 'registry'
+
+const purposeOf: Readonly<Record<ChainUsage, string>> = {
+  package: 'artifacts are signed with a "package" certificate',
+  registry: 'a store countersigns with a "registry" certificate',
+}
+
 /** A chain that passed every check: the package certificate and, when there is one, its issuer. */
 export interface VerifiedChain {
   certificate: Certificate
@@ -59,14 +67,15 @@ interface CertificateFile {
  *    with an issuer, certificate.sig must verify under the issuer's key.
  * 3. `certificate-malformed`: a chain certificate breaks the certificate format; an issuer certificate is
  *    itself issued (schemaVersion 2).
- * 4. `certificate-wrong-purpose`: the certificate's keyUsage is not ["package"], the issuer's not ["issuer"].
+ * 4. `certificate-wrong-purpose`: the certificate's keyUsage is not `usage` (["package"] for an artifact's
+ *    certificate, ["registry"] for a store's countersignature), the issuer's not ["issuer"].
  * 5. `certificate-issuer-missing`: certificate.json names an issuer, issuer.json or issuer.sig is absent.
  * 6. `certificate-issuer-mismatch`: issuer files without an `issuer` member, another certificate id, or
  *    another rootKeyId than the certificate's.
  * 7. `certificate-outlives-issuer`: the certificate's validity is not inside the issuer's.
  * With `trust` null (the signer re-checking its own output) the root look-up and root signature are skipped.
  */
-export function checkChain(files: ChainFiles, trust: TrustStore | null): VerifiedChain | ChainProblem {
+export function checkChain(files: ChainFiles, trust: TrustStore | null, usage: ChainUsage = 'package'): VerifiedChain | ChainProblem {
   // 1. Readable.
   if (files.certificateJson === null) return problem('certificate-unreadable', 'The artifact has no certificate.json.')
   if (files.certificateSig === null) return problem('certificate-unreadable', 'The artifact has no certificate.sig.')
@@ -98,8 +107,8 @@ export function checkChain(files: ChainFiles, trust: TrustStore | null): Verifie
   }
 
   // 4. Purpose: package certificates sign artifacts; issuer certificates only issue.
-  if (certificate.keyUsage[0] !== 'package') {
-    return problem('certificate-wrong-purpose', `The certificate ${certificate.certificateId} has key usage "${certificate.keyUsage[0]}"; artifacts are signed with a "package" certificate.`)
+  if (certificate.keyUsage[0] !== usage) {
+    return problem('certificate-wrong-purpose', `The certificate ${certificate.certificateId} has key usage "${certificate.keyUsage[0]}"; ${purposeOf[usage]}.`)
   }
   if (issuer !== null && issuer.keyUsage[0] !== 'issuer') {
     return problem('certificate-wrong-purpose', `The issuer certificate ${issuer.certificateId} has key usage "${issuer.keyUsage[0]}"; only an "issuer" certificate issues certificates.`)

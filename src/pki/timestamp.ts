@@ -23,3 +23,6 @@ export function formatTimestamp(date: Date): string {
 export function isTimestamp(text: unknown): text is string {
   return parseTimestamp(text) !== null
 }
+
+/** How far a signing time (`signedAt`, a countersignature's `countersignedAt`) may lie ahead of the verifier's clock. */
+export const maxClockSkewMs = 5 * 60 * 1000

@@ -184,6 +184,21 @@ const errors: Record<string, Entry> = {
   'signature-invalid': ['The signature does not verify.', 'An artifact changed after it was signed', 'Get the artifact again, or sign it again.'],
   'signature-untrusted': ['The signature verifies but its certificate does not chain to a trusted root.', 'A plugin signed by a publisher this host does not trust', 'Add the publisher root to the trust store, if you trust it.'],
   'signature-revoked': ['The signing certificate or key has been revoked.', 'A certificate listed in the revocation list', 'Get a version signed with a current certificate.'],
+  'store-signature-missing': [
+    'A store countersignature is required and the artifact has none: no `<artifact>.countersig` beside it (or none at the path given), or an installed version was admitted without one.',
+    '`svc-plugin install weather-1.4.2.svcPlugin --require-store-signature` of an artifact downloaded without its `.countersig`, or signed with a stolen publisher key and never accepted by the store',
+    'Download the artifact together with its `.countersig` from the store (or pass `--store-signature <file>`); a store countersigns what it accepts with `svc-plugin store countersign`.',
+  ],
+  'store-signature-invalid': [
+    'The store countersignature does not hold for this artifact: its file is malformed, its certificate does not chain to a trusted root with key usage `registry`, it was made outside the certificate\'s validity, its signature does not verify, it names another artifact file, canonical digest or publisher signature, or its certificate is revoked. The message says which.',
+    'The `.countersig` of weather-1.4.1 placed beside weather-1.4.2, or a countersignature by a store certificate the host\'s trust store does not hold',
+    'Get the countersignature the store published for this very file; a store countersigns again with a current registry certificate.',
+  ],
+  'upload-refused': [
+    'The store\'s verification of the upload refuses it, so the store does not countersign it.',
+    '`svc-plugin store countersign` of an unsigned artifact, or of one whose publisher is not the uploading account',
+    'Run `svc-plugin store verify` with the same flags to see every problem; countersign only what it accepts.',
+  ],
   'publisher-changed': ['An update is signed by another publisher than the installed version.', 'Updating com.example.a with an artifact signed by someone else', 'Uninstall first if the change of publisher is intended.'],
   'trust-downgrade': ['An update would lower the trust the plugin holds.', 'Updating a signed plugin with an unsigned artifact', 'Install a signed artifact.'],
   'not-installed': ['The plugin is not installed.', '`svc-plugin uninstall com.example.missing`', 'Check the id with `svc-plugin list`.'],

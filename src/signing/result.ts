@@ -2,6 +2,7 @@ import {fileProblemCodes} from '../manifest/declared-files.js'
 import {chainProblemCodes} from '../pki/chain.js'
 import type {Certificate} from '../pki/certificate.js'
 import type {RevocationEntry, RevocationListSummary} from '../revocation/list.js'
+import type {StoreSignature} from './countersignature.js'
 
 /**
  * The outcome of verifying a signed artifact: every code in checklist order, the
@@ -31,6 +32,8 @@ export const verifyCodes = [
   'container-digest-mismatch',
   'revoked',
   'container-unsigned',
+  'store-signature-missing',
+  'store-signature-invalid',
 ] as const
 /** A verification code. */
 export type VerifyCode = (typeof verifyCodes)[number]
@@ -56,7 +59,8 @@ export type Verdict =
  * names a publisher the certificate does not certify. CertificateNotValidAtSignature: the signing time
  * is outside the certificate's validity or implausibly in the future. SignatureInvalid: the signature
  * does not verify, it names another certificate than the one carried, the container is not the one it
- * signed, or it does not cover the container where that is required. Revoked: the signature is valid,
+ * signed, it does not cover the container where that is required, or a store countersignature that is
+ * required is missing or does not hold for this artifact. Revoked: the signature is valid,
  * but the revocation list revokes the artifact, a key of its chain or a certificate of its chain.
  */
 export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>> = {
@@ -90,6 +94,8 @@ export const verdictOf: Readonly<Record<VerifyCode, Exclude<Verdict, 'Trusted'>>
   'container-manifest-compressed': 'Malformed',
   'container-digest-mismatch': 'SignatureInvalid',
   revoked: 'Revoked',
+  'store-signature-missing': 'SignatureInvalid',
+  'store-signature-invalid': 'SignatureInvalid',
 }
 
 /** Why an artifact did not verify. */
@@ -119,6 +125,10 @@ export interface VerificationResult {
   certificate: Certificate | null
   /** For a Trusted result: `sha256:` + hex SHA-256 of the canonical digest P that the signature covers. */
   artifactDigest?: string
+  /** For a Trusted result: the publisher signature's value (base64), which a store countersignature names. */
+  signatureValue?: string
+  /** For a Trusted result whose store countersignature was checked: the store that countersigned, and when. */
+  storeSignature?: StoreSignature
   problems: VerifyProblem[]
   /** Warnings about a signature that verified (`container-unsigned` when it does not cover the container). */
   warnings: VerifyWarning[]

@@ -141,14 +141,23 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
  * `invalid-signer` when one is given in neither form or in both, or an issuer file without the other.
  */
 async function readCredentials(options: SignArtifactOptions): Promise<Omit<SigningCredentials, 'now'>> {
-  const {privateKey, privateKeyFile, certificate, certificateFile, certificateSignatureFile, issuer, issuerCertificateFile, issuerSignatureFile} = options
+  const {privateKey, privateKeyFile} = options
   const key = oneForm('the private key', privateKey, [privateKeyFile])
+  if (key === null) throw new SigningError('invalid-signer', 'Give the private key (privateKey) or its file (privateKeyFile).')
+  const certificates = await readCertificateSources(options)
+  return {privateKey: 'value' in key ? key.value : await readPrivateKeyFile(key.files[0] as string), ...certificates}
+}
+
+/**
+ * The signing certificate and its issuer (when there is one), each read from its files when given as files;
+ * `invalid-signer` when the certificate is given in neither form or in both, or an issuer file without the other.
+ */
+export async function readCertificateSources(options: SigningCertificateSource & IssuerCertificateSource): Promise<{certificate: CertificateFiles; issuer?: CertificateFiles}> {
+  const {certificate, certificateFile, certificateSignatureFile, issuer, issuerCertificateFile, issuerSignatureFile} = options
   const signing = oneForm('the certificate', certificate, [certificateFile, certificateSignatureFile])
   const issuing = oneForm('the issuer certificate', issuer, [issuerCertificateFile, issuerSignatureFile])
-  if (key === null) throw new SigningError('invalid-signer', 'Give the private key (privateKey) or its file (privateKeyFile).')
   if (signing === null) throw new SigningError('invalid-signer', 'Give the certificate (certificate) or its two files (certificateFile, certificateSignatureFile).')
   return {
-    privateKey: 'value' in key ? key.value : await readPrivateKeyFile(key.files[0] as string),
     certificate: 'value' in signing ? signing.value : await readCertificateFiles(signing.files[0] as string, signing.files[1] as string),
     ...(issuing === null ? {} : {issuer: 'value' in issuing ? issuing.value : await readCertificateFiles(issuing.files[0] as string, issuing.files[1] as string)}),
   }

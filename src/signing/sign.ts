@@ -102,9 +102,7 @@ export function planSignature(contents: ArtifactContents, credentials: SigningCr
   const now = credentials.now ?? new Date()
   const signedAt = formatTimestamp(now)
   assertValidNow(certificate, signedAt)
-  if (!Buffer.from(publicKeyOf(credentials.privateKey)).equals(Buffer.from(certificatePublicKey(certificate)))) {
-    throw new SigningError('key-mismatch', `The private key is not the key of certificate ${certificate.certificateId}.`)
-  }
+  assertKeyOf(certificate, credentials.privateKey)
   const files = new Map(contents.files)
   for (const [name, bytes] of chainEntries) files.set(name, {size: bytes.length, sha256: `sha256:${sha256Hex(bytes)}`})
   return {packedUnsigned: unsignedManifestOf(manifestBytes), chainEntries, files, certificateId: certificate.certificateId, signedAt, privateKey: credentials.privateKey, now}
@@ -157,8 +155,15 @@ function chainEntriesOf(credentials: SigningCredentials): Map<string, Uint8Array
   return entries
 }
 
-/** `sign` checks the certificate at the signing time, which is now (bounds inclusive). */
-function assertValidNow(certificate: Certificate, signedAt: string): void {
+/** Throws `key-mismatch` unless `privateKey` is the key of `certificate`. */
+export function assertKeyOf(certificate: Certificate, privateKey: Uint8Array): void {
+  if (!Buffer.from(publicKeyOf(privateKey)).equals(Buffer.from(certificatePublicKey(certificate)))) {
+    throw new SigningError('key-mismatch', `The private key is not the key of certificate ${certificate.certificateId}.`)
+  }
+}
+
+/** A signer checks its certificate at the signing time, which is now (bounds inclusive): `certificate-not-yet-valid`, `certificate-expired`. */
+export function assertValidNow(certificate: Certificate, signedAt: string): void {
   const validity = validityAt(certificate, parseTimestamp(signedAt) as number)
   if (validity === 'not-yet-valid') {
     throw new SigningError('certificate-not-yet-valid', `The certificate ${certificate.certificateId} is valid from ${certificate.notBefore}; it is now ${signedAt}.`)

@@ -2,16 +2,19 @@ import {type ArchiveError, isArchiveError, isUnreadableFile} from '../archive/er
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
+import {findStoreSignature, type StoreSignatureOptions} from './countersignature.js'
 import {problem, type VerificationResult, type VerifyProblem} from './result.js'
 import {readTrustSources, type TrustSources} from './trust-sources.js'
-import {checkContents, failedResult, verificationContext, type VerifyContext, type VerifyOptions} from './verify.js'
+import {checkContents, failedResult, verificationContext, withStoreSignature, type VerifyContext, type VerifyOptions} from './verify.js'
 
 /**
  * How to verify an artifact file: {@link VerifyOptions}, with the trust store and the revocation list each
- * given as the value or as its file (`trustFile`, `revocationsFile`).
+ * given as the value or as its file (`trustFile`, `revocationsFile`), and a store's countersignature when
+ * the host requires one.
  */
 export type VerifyArtifactOptions = Omit<VerifyOptions, 'trust' | 'revocations'> &
-  TrustSources & {
+  TrustSources &
+  StoreSignatureOptions & {
     /** Archive limits (defaults for anything not given). */
     limits?: Partial<ArchiveLimits>
     /**
@@ -32,7 +35,9 @@ export type VerifyArtifactOptions = Omit<VerifyOptions, 'trust' | 'revocations'>
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const context = verificationContext({...options, ...(await readTrustSources(options))})
-  const outcome = await readArtifactContents(file, {limits: options.limits, signal: options.signal}, async (contents) => checkContents(contents, context))
+  const countersignature = await findStoreSignature(file, options)
+  const read = {limits: options.limits, signal: options.signal, fileDigest: countersignature !== null}
+  const outcome = await readArtifactContents(file, read, async (contents, fileSha256) => checkContents(contents, withStoreSignature(context, countersignature, fileSha256)))
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -48,16 +53,20 @@ export interface ReadContentsOptions {
    * `isUnreadableFile`) instead of judging it: a fault of where the file is kept, not of its bytes.
    */
   throwUnreadableFile?: boolean
+  /** Also hash the whole file (handed to `use`), through the descriptor it is read from. */
+  fileDigest?: boolean
 }
 
 /**
- * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
+ * Opens an artifact, reads its contents once and hands them to `use`, with the whole file's SHA-256
+ * (`sha256:` + hex) when `fileDigest` asks for it (null otherwise). An archive the strict reader refuses
  * gives the verification problem instead (the signer and the store judge unreadable archives the same way);
  * a cancellation (`signal`) rejects with its `AbortError`.
  */
-export async function readArtifactContents<T>(file: string, options: ReadContentsOptions, use: (contents: ArtifactContents) => Promise<T>): Promise<T | VerifyProblem> {
+export async function readArtifactContents<T>(file: string, options: ReadContentsOptions, use: (contents: ArtifactContents, fileSha256: string | null) => Promise<T>): Promise<T | VerifyProblem> {
   try {
-    return await withArtifact(file, {limits: options.limits, signal: options.signal}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
+    const open = {limits: options.limits, signal: options.signal, fileDigest: options.fileDigest}
+    return await withArtifact(file, open, async (artifact) => use(await artifact.contents({secrets: options.secrets}), artifact.fileSha256))
   } catch (error) {
     if (isArchiveError(error) && !(options.throwUnreadableFile === true && isUnreadableFile(error))) return archiveProblem(error)
     throw error

@@ -10,10 +10,11 @@ import {decodeBase64} from '../pki/base64.js'
 import {type Certificate, certificatePublicKey, maxCertificateBytes, validityAt} from '../pki/certificate.js'
 import {checkChain, type ChainFiles, type VerifiedChain} from '../pki/chain.js'
 import {signatureLength, verifyStrict} from '../pki/ed25519.js'
-import {parseTimestamp} from '../pki/timestamp.js'
+import {maxClockSkewMs, parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore} from '../pki/trust.js'
 import {checkRevocations} from '../revocation/check.js'
 import {type RevocationList, type RevocationListContent, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
+import {checkStoreSignature, type StoreSignature, type StoreSignatureRequirement} from './countersignature.js'
 import {problem, verdictOf, type VerificationResult, type VerifyProblem, type VerifyWarning} from './result.js'
 import {formatMiB} from '../quantities.js'
 
@@ -56,10 +57,10 @@ export interface VerifyContext {
   recordedRevocations?: readonly RevocationListContent[]
   /** Refuse an artifact file signed without a container digest (`container-unsigned`) instead of warning. */
   requireContainerSignature: boolean
+  /** The store countersignature to check (step 17), when one is given or required; absent: none is checked. */
+  storeSignature?: StoreSignatureRequirement
 }
 
-/** How far `signedAt` may lie ahead of the verifier's clock. */
-export const maxClockSkewMs = 5 * 60 * 1000
 
 /** What a passed checklist knows. */
 export interface Verified {
@@ -68,6 +69,8 @@ export interface Verified {
   /** Hex SHA-256 of the canonical digest text P. */
   artifactDigest: string
   warnings: VerifyWarning[]
+  /** The store countersignature that held, when one was checked. */
+  storeSignature?: StoreSignature
 }
 
 /** What the checklist learned before it stopped, for the result. */
@@ -110,7 +113,18 @@ export function checkContents(contents: ArtifactContents, context: VerifyContext
   }
   const applied = context.revocations === null ? {} : {revocations: summarizeRevocationList(context.revocations)}
   if ('code' in outcome) return {valid: false, verdict: verdictOf[outcome.code], ...known, problems: [outcome], warnings: [], ...applied}
-  return {valid: true, verdict: 'Trusted', ...known, artifactDigest: `sha256:${outcome.artifactDigest}`, problems: [], warnings: outcome.warnings, ...applied}
+  const store = outcome.storeSignature === undefined ? {} : {storeSignature: outcome.storeSignature}
+  return {valid: true, verdict: 'Trusted', ...known, artifactDigest: `sha256:${outcome.artifactDigest}`, signatureValue: outcome.signature.value, ...store, problems: [], warnings: outcome.warnings, ...applied}
+}
+
+/**
+ * The context with the store countersignature `found` (see `findStoreSignature`) to check against the artifact
+ * file hashed as `fileSha256`; the context as it is when none was asked for.
+ */
+export function withStoreSignature(context: VerifyContext, found: {required: boolean; bytes: Uint8Array | null} | null, fileSha256: string | null): VerifyContext {
+  if (found === null) return context
+  if (fileSha256 === null) throw new Error('A store countersignature is checked against the artifact file\'s SHA-256, which was not computed.')
+  return {...context, storeSignature: {...found, fileSha256}}
 }
 
 /** A failed verification result with one problem (the archive could not be read, say). */
@@ -151,8 +165,11 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  *     bytes and have a host report (and act on) a revocation instead of a forgery; and every earlier code
  *     is a more specific reason to refuse.
  * 16. `container-unsigned`: an artifact file signed without `containerDigest` is refused when the context
- *     requires the container signature, and otherwise verifies with that warning. Last: it is the host's
+ *     requires the container signature, and otherwise verifies with that warning: it is the host's
  *     policy about a signature that is otherwise valid, and a revocation says more.
+ * 17. `store-signature-missing`, `store-signature-invalid`: only when the context carries a store
+ *     countersignature or requires one (see `checkStoreSignature`). Last: a store vouches for a
+ *     publisher signature that holds in every other respect.
  *
  * `context.trust` null is the signer re-checking its own output, or `activate` asking whether a version
  * installed Trusted is revoked since: everything but the root link is checked.
@@ -197,10 +214,16 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
   const lists = [...(context.revocations === null ? [] : [context.revocations.content]), ...(context.recordedRevocations ?? [])]
   const revoked = checkRevocations(lists, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
   if (revoked !== null) return revoked
-  if (container === null) return {chain, signature, artifactDigest: digest.sha256, warnings: []}
-  const unsignedContainer = `The signature does not cover the container: manifest.json has no ${containerDigestMember} (it was signed without one), so the archive's headers and compressed bytes are not signed.`
-  if (context.requireContainerSignature) return problem('container-unsigned', `${unsignedContainer} A container signature is required.`)
-  return {chain, signature, artifactDigest: digest.sha256, warnings: [{code: 'container-unsigned', message: unsignedContainer}]}
+  const warnings: VerifyWarning[] = []
+  if (container === 'unsigned') {
+    const unsignedContainer = `The signature does not cover the container: manifest.json has no ${containerDigestMember} (it was signed without one), so the archive's headers and compressed bytes are not signed.`
+    if (context.requireContainerSignature) return problem('container-unsigned', `${unsignedContainer} A container signature is required.`)
+    warnings.push({code: 'container-unsigned', message: unsignedContainer})
+  }
+  // The store's countersignature, last: it vouches for a publisher signature that is valid in every other respect.
+  const store = checkStoreSignature(context.storeSignature, {trust: context.trust, now: context.now, revocations: lists}, {artifactDigest: digest.sha256, publisherSignature: signature.value})
+  if (store !== null && 'code' in store) return problem(store.code, store.message)
+  return {chain, signature, artifactDigest: digest.sha256, warnings, ...(store === null ? {} : {storeSignature: store})}
 }
 
 /** Steps 1 to 5: the manifest read as a signed manifest, split into U and its signature values. */

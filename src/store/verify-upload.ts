@@ -91,6 +91,20 @@ export interface UploadSettings {
  * (`unreadable`), a temporary file that cannot be written (`write-failed`), and a cancellation (`signal`).
  */
 export async function verifyUpload(upload: Upload, options: VerifyUploadOptions): Promise<UploadReport> {
+  return (await judgeUpload(upload, options, {fileDigest: false})).report
+}
+
+/** What the store's verification of an upload saw besides its report: what a countersignature states. */
+export interface JudgedUpload {
+  report: UploadReport
+  /** The signature's verification (Trusted when the upload is accepted); null for an archive the reader refused. */
+  verification: VerificationResult | null
+  /** `sha256:` + hex SHA-256 of the artifact file as it was read, when asked for. */
+  fileSha256: string | null
+}
+
+/** {@link verifyUpload}, with the verification and (with `fileDigest`) the file's SHA-256 hashed through the descriptor it was read from. */
+export async function judgeUpload(upload: Upload, options: VerifyUploadOptions, read: {fileDigest: boolean}): Promise<JudgedUpload> {
   const {account, publishedVersions = []} = checkOptions(options)
   const sources = await readTrustSources(options)
   const trust = parseTrustStore(sources.trust)
@@ -99,15 +113,16 @@ export async function verifyUpload(upload: Upload, options: VerifyUploadOptions)
   const label = options.label ?? (typeof upload === 'string' ? upload : 'upload.svcPlugin')
   const {limits, signal} = options
   const outcome = await withUploadFile(upload, {limits, signal}, (file) =>
-    readArtifactContents(file, {limits, secrets: true, signal, throwUnreadableFile: true}, async (contents) => ({
+    readArtifactContents(file, {limits, secrets: true, signal, throwUnreadableFile: true, fileDigest: read.fileDigest}, async (contents, fileSha256) => ({
       validation: judgeContents(contents, {label, level: 'publication'}),
       verification: checkContents(contents, {trust, now, revocations, requireContainerSignature: options.requireContainerSignature !== false}),
       manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
+      fileSha256,
     })),
   )
-  if ('code' in outcome) return unreadableReport(outcome)
+  if ('code' in outcome) return {report: unreadableReport(outcome), verification: null, fileSha256: null}
 
-  const {validation, verification, manifest} = outcome
+  const {validation, verification, manifest, fileSha256} = outcome
   const problems: UploadProblem[] = [
     ...validation.problems.map(uploadProblemOf),
     ...listProblems,
@@ -116,7 +131,7 @@ export async function verifyUpload(upload: Upload, options: VerifyUploadOptions)
     ...publisherProblems(manifest, account),
     ...versionProblems(manifest, publishedVersions),
   ]
-  return {
+  const report: UploadReport = {
     accepted: verification.verdict === 'Trusted' && !problems.some((problem) => problem.severity === 'error'),
     id: validation.pluginId,
     version: validation.version,
@@ -124,6 +139,7 @@ export async function verifyUpload(upload: Upload, options: VerifyUploadOptions)
     verdict: verification.verdict,
     certificateId: verification.certificateId,
   }
+  return {report, verification, fileSha256}
 }
 
 /**

@@ -8,15 +8,26 @@ import type StoreVerify from '../../store/verify.js'
 /** The arguments and flags of `svc-plugin store verify`, as oclif parsed them from the declarations of {@link StoreVerify}. */
 export type StoreVerifyInput = CommandInput<typeof StoreVerify>
 
+/** The flags of the store's verification of an upload (`uploadFlags`), as oclif parsed them. */
+export type UploadFlagValues = Pick<StoreVerifyInput['flags'], 'account-name' | 'account-id' | 'trust' | 'published' | 'revocations' | 'allow-stale-revocations'>
+
+/** The library's options of the store's verification, from its flags. */
+export function uploadOptionsOf(flags: UploadFlagValues) {
+  const {'account-name': name, 'account-id': id} = flags
+  return {
+    account: id === undefined ? {name} : {name, id},
+    trustFile: flags.trust,
+    publishedVersions: [...(flags.published ?? [])],
+    revocationsFile: flags.revocations,
+    allowStaleRevocations: flags['allow-stale-revocations'],
+  }
+}
+
 /** `svc-plugin store verify`: the store's check of an upload; prints the report and gives the exit status. */
 export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyInput, {output}: ActionContext): Promise<ExitCode> {
-  const {trust, published, revocations, json, quiet, 'account-name': name, 'account-id': id, 'allow-stale-revocations': allowStaleRevocations} = flags
+  const {json, quiet} = flags
   const report = await verifyUpload(artifact, {
-    account: id === undefined ? {name} : {name, id},
-    trustFile: trust,
-    publishedVersions: [...(published ?? [])],
-    revocationsFile: revocations,
-    allowStaleRevocations,
+    ...uploadOptionsOf(flags),
     requireContainerSignature: flags['require-container-signature'],
     signal: commandSignal(),
   })
