@@ -120,6 +120,13 @@ async function main(): Promise<void> {
     heading('10. Uninstall')
     run(['uninstall', 'com.example.weather-station', '--data-root', 'host'])
     run(['list', '--data-root', 'host'])
+
+    heading('14. Prove a rebuild: the signed artifact is what the example packs to, an edited copy is not')
+    run(['pack', example, '--reproduce', 'weather-1.4.2.signed.svcPlugin'])
+    const edited = path.join(work, 'weather-edited-src')
+    await cp(example, edited, {recursive: true})
+    await writeFile(path.join(edited, 'README.md'), `${await readFile(path.join(example, 'README.md'), 'utf8')}\nEdited after the release.\n`)
+    run(['pack', 'weather-edited-src', '--reproduce', 'weather-1.4.2.signed.svcPlugin'], 1)
     process.stdout.write(`\n${bold('Done.')} Every step above ran the real svc-plugin command line.\n`)
   } finally {
     await rm(work, {recursive: true, force: true})

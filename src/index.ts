@@ -72,6 +72,7 @@ export {plural, formatMiB} from './quantities.js'
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'
 export {PackError, type PackErrorCode} from './pack/errors.js'
+export {reproduce, type ReproduceCode, type ReproduceDifference, type ReproduceOptions, type ReproduceResult} from './pack/reproduce.js'
 export {initPlugin, InitError, type InitErrorCode, type InitOptions, type InitResult} from './init/init.js'
 export {inspect, InspectError, type Inspection, type InspectErrorCode, type SignatureShape, type SignatureFacts} from './inspect/inspect.js'
 export {merge, type MergeOptions, type MergeResult} from './merge/merge.js'

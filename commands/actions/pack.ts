@@ -3,6 +3,7 @@ import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
+import {reproduceCommand} from './reproduce.js'
 
 /** Trees at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
@@ -17,6 +18,7 @@ export interface PackInput {
     readonly 'show-digest': boolean
     readonly level?: Level | undefined
     readonly 'allow-secret'?: readonly string[] | undefined
+    readonly reproduce?: string | undefined
     readonly json: boolean
     readonly quiet: boolean
   }
@@ -25,6 +27,7 @@ export interface PackInput {
 /** `svc-plugin pack`: packs the plugin folder (or lists what it would pack), prints what it did and gives the exit status. */
 export async function packCommand({args, flags}: PackInput, context: ActionContext): Promise<ExitCode> {
   const {source} = args
+  if (flags.reproduce !== undefined) return reproduceCommand({source, artifact: flags.reproduce, json: flags.json}, context)
   const {output, force, json, quiet, level} = flags
   const dryRun = flags['dry-run']
   const showDigest = flags['show-digest']
