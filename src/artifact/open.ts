@@ -15,6 +15,11 @@ export interface OpenArtifactOptions {
   limits?: Partial<ArchiveLimits>
   /** Also compute the SHA-256 of the whole file (`fileSha256`). */
   fileDigest?: boolean
+  /**
+   * Compute the container evidence of a manifest that claims a container digest (default true). A reader
+   * that does not judge the container (`reproduce`) passes false and reads the file once.
+   */
+  containerEvidence?: boolean
 }
 
 /**
@@ -58,6 +63,7 @@ export async function openArtifact(file: string, options: OpenArtifactOptions = 
     if (entry === undefined) return new Opened(archive, limits, null)
     const bytes = await archive.readEntry(entry, limits.maxManifestBytes)
     // The container is hashed from now on, while the entries are read (by contents(), or by an installer).
+    if (options.containerEvidence === false) return new Opened(archive, limits, manifestRead(bytes))
     return new Opened(archive, limits, {...manifestRead(bytes), container: startContainerEvidence(archive, entry, bytes)})
   } catch (error) {
     await archive.close()
