@@ -18,6 +18,20 @@ function rezip(artifact: string, folder: string, output: string, level: number, 
   return output
 }
 
+/** Python: zips the files named after the folder and the output (manifest.json first) with every entry deflated, modes kept. */
+const deflateEveryEntry = `
+import os, sys, zipfile
+folder, output, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+names = ['manifest.json'] + [name for name in names if name != 'manifest.json']
+with zipfile.ZipFile(output, 'w') as archive:
+    for name in names:
+        info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.create_system = 3
+        info.external_attr = os.stat(os.path.join(folder, name)).st_mode << 16
+        archive.writestr(info, open(os.path.join(folder, name), 'rb').read())
+`
+
 describe('reproduce: a rebuild compared with an artifact', () => {
   let work: {dir: string; cleanup: () => Promise<void>}
   let source: string
@@ -88,6 +102,17 @@ describe('reproduce: a rebuild compared with an artifact', () => {
   it('names an entry whose mode the artifact changed (chmod +x, zipped again)', async () => {
     const rezipped = rezip(packed, path.join(work.dir, 'mode'), path.join(work.dir, 'mode.svcPlugin'), 6, (dir) => execFileSync('chmod', ['+x', path.join(dir, 'README.md')]))
     assert.deepEqual((await reproduce(source, rezipped)).difference, {kind: 'mode', entry: 'README.md', expected: '100644', actual: '100755'})
+  })
+
+  it('names an empty entry deflated where pack stores it (Python zipfile deflates every entry)', async () => {
+    const tree = await copy()
+    await writeFile(path.join(tree, 'empty.txt'), '')
+    const artifact = (await pack(tree, {output: path.join(work.dir, 'empty.svcPlugin')})).path
+    const extracted = path.join(work.dir, 'empty-extracted')
+    unzipInto(artifact, extracted)
+    const deflated = path.join(work.dir, 'empty-deflated.svcPlugin')
+    execFileSync('python3', ['-c', deflateEveryEntry, extracted, deflated, ...(await listFiles(extracted))])
+    assert.deepEqual((await reproduce(tree, deflated)).difference, {kind: 'method', entry: 'empty.txt', expected: 'stored', actual: 'deflated'})
   })
 
   it('ignores the mode of a file in the tree, as pack does (its modes come from the entrypoints)', async () => {
