@@ -1,4 +1,5 @@
 import {reproduce, type ReproduceDifference} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitStatusOfCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 
@@ -15,7 +16,7 @@ export interface ReproduceInput {
  * difference otherwise. With `--json`: `{reproduced, artifact, source, difference}` on stdout either way.
  */
 export async function reproduceCommand({source, artifact, json}: ReproduceInput, context: ActionContext): Promise<ExitCode> {
-  const result = await reproduce(source, artifact)
+  const result = await reproduce(source, artifact, {signal: commandSignal()})
   const status = result.difference === null ? ExitCode.success : exitStatusOfCode('not-reproduced')
   if (json) context.output.outJson({reproduced: result.reproduced, artifact: result.artifact, source: result.source, difference: result.difference})
   if (result.difference === null) {

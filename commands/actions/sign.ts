@@ -1,4 +1,5 @@
 import {signArtifactFiles} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 
@@ -27,7 +28,7 @@ export async function signCommand({args: {artifact}, flags}: SignInput, {output}
     'issuer-certificate': issuerCertificateFile,
     'issuer-signature': issuerSignatureFile,
   } = flags
-  const result = await signArtifactFiles({artifact, output: file, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
+  const result = await signArtifactFiles({artifact, output: file, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile, signal: commandSignal()})
   if (json) {
     // The digest is written sha256:<hex> here as in pack and inspect.
     const {output: path, artifactDigest, ...rest} = result

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
+import {throwIfCancelled} from '../cancellation.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
 import {withoutContainerClaim} from '../artifact/container.js'
@@ -25,6 +26,8 @@ export type ReproduceCode = 'not-reproduced'
 export interface ReproduceOptions {
   /** Overrides of the archive limits, as pack takes them. */
   limits?: Partial<ArchiveLimits>
+  /** Cancels the comparison: it rejects with an error named `AbortError` (code `cancelled`); it has written nothing. */
+  signal?: AbortSignal
 }
 
 /**
@@ -73,13 +76,15 @@ interface ComparedEntry {
  * as pack leaves out its output. An artifact that cannot be read throws the reader's ArchiveError.
  */
 export async function reproduce(source: string, artifact: string, options: ReproduceOptions = {}): Promise<ReproduceResult> {
+  const {signal} = options
+  throwIfCancelled(signal)
   const limits = resolveLimits(options.limits)
   const artifactPath = path.resolve(artifact)
   const packSource = await readPackSource(source)
-  const planned = await planPackFiles(packSource, {exclude: [artifactPath], limits})
+  const planned = await planPackFiles(packSource, {exclude: [artifactPath], limits, signal})
   // The container is the signer's, not pack's: it is not computed, and every byte of the artifact is read once.
-  return withArtifact(artifactPath, {limits, containerEvidence: false}, async (opened) => {
-    const [hashed, actual] = await Promise.all([hashPlanned(planned.files), readArtifact(opened)])
+  return withArtifact(artifactPath, {limits, containerEvidence: false, ...(signal === undefined ? {} : {signal})}, async (opened) => {
+    const [hashed, actual] = await Promise.all([hashPlanned(planned.files, signal), readArtifact(opened)])
     const expected = rebuiltEntries(planned.files, hashed)
     const expectedManifest = unsignedManifestOf(packedManifestOf(packSource.manifest, hashed))
     const difference =
@@ -90,8 +95,9 @@ export async function reproduce(source: string, artifact: string, options: Repro
 }
 
 /** Every planned file read once and hashed, in archive order. */
-function hashPlanned(files: readonly PlannedFile[]): Promise<HashedFile[]> {
-  return hashSourceFiles(files.map((file) => ({name: file.name, source: {kind: 'file', path: file.absolutePath, size: file.size}})))
+function hashPlanned(files: readonly PlannedFile[], signal: AbortSignal | undefined): Promise<HashedFile[]> {
+  const toHash = files.map((file) => ({name: file.name, source: {kind: 'file' as const, path: file.absolutePath, size: file.size}}))
+  return hashSourceFiles(toHash, signal === undefined ? {} : {signal})
 }
 
 /** The entries pack would write, by name: manifest.json (deflated, 0644) and every payload file. */

@@ -1,6 +1,7 @@
 import {open} from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
+import {throwIfCancelled} from '../cancellation.js'
 import {temporarySibling} from '../fs/durable.js'
 import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
@@ -25,6 +26,11 @@ export interface SignArtifactOptions extends SigningCredentials {
   output: string
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the signing: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) and leaves no output, also when the signed file was written and was being read back.
+   */
+  signal?: AbortSignal
 }
 
 /** What `signArtifact` wrote. */
@@ -51,6 +57,8 @@ export interface SignArtifactResult {
  * leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
+  const {signal} = options
+  throwIfCancelled(signal)
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
@@ -58,16 +66,18 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
     await outputs.prepare(options.output)
     const target = path.resolve(options.output)
     const temporary = temporarySibling(target)
-    const plan = await withArtifact(options.artifact, {limits}, async (artifact) => {
+    const plan = await withArtifact(options.artifact, {limits, signal}, async (artifact) => {
       const planned = planSignature(await artifact.contents(), {...options, now})
-      await writeSigned(temporary, artifact.archive, planned, limits)
+      await writeSigned(temporary, artifact.archive, planned, {limits, signal})
       return planned
     })
     // Removed unless the signed file is moved onto the output.
     outputs.adopt(temporary)
-    const signed = await sealContainer(temporary, plan, limits)
+    const signed = await sealContainer(temporary, plan, {limits, signal})
     // sign verifies what it wrote, from the file, as a verifier will read it.
-    const check = await readArtifactContents(temporary, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
+    const check = await readArtifactContents(temporary, {limits, signal}, async (contents) => runChecklist(contents, signerContext(now)))
+    // The last abort point: once placed, the signed artifact is the result.
+    throwIfCancelled(signal)
     if ('code' in check) throw errorFrom(check)
     await placeFile(temporary, target, false)
     return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${signed.containerDigest}`}
@@ -86,6 +96,8 @@ export interface SignArtifactFilesOptions {
   issuerSignatureFile?: string
   now?: Date
   limits?: Partial<ArchiveLimits>
+  /** Cancels the signing (see {@link SignArtifactOptions.signal}). */
+  signal?: AbortSignal
 }
 
 /** Reads the key and certificate files, then `signArtifact`. */
@@ -102,6 +114,7 @@ export async function signArtifactFiles(options: SignArtifactFilesOptions): Prom
     issuer: issuerCertificateFile === undefined ? undefined : await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string),
     now: options.now,
     limits: options.limits,
+    signal: options.signal,
   })
 }
 
@@ -109,7 +122,7 @@ export async function signArtifactFiles(options: SignArtifactFilesOptions): Prom
  * Writes the signed archive with the placeholder manifest (stored, first), then the payload entries
  * copied compressed as they are and the certificate entries, in UTF-8 byte order.
  */
-async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, limits: ArchiveLimits): Promise<void> {
+async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, options: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<void> {
   const entries: WriterEntry[] = []
   for (const entry of source.entries) {
     if (entry.name === manifestEntryName) continue
@@ -129,7 +142,7 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
   const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: true, source: {kind: 'buffer', data: Buffer.from(placeholderManifest(plan))}}
-  await writeArchive(output, [manifest, ...entries], {limits})
+  await writeArchive(output, [manifest, ...entries], options)
 }
 
 /**
@@ -137,15 +150,16 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
  * as zero bytes found as a verifier finds them), signs the manifest that carries it, and writes the real
  * hex digits, signature value and manifest CRC-32 over the placeholders; the file is flushed to disk.
  */
-async function sealContainer(file: string, plan: SignaturePlan, limits: ArchiveLimits): Promise<SignedContents & {containerDigest: string}> {
+async function sealContainer(file: string, plan: SignaturePlan, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<SignedContents & {containerDigest: string}> {
   const placeholder = placeholderManifest(plan)
   const claim = containerClaim(placeholder) as ContainerClaim
   // Opened as a verifier opens it: the container evidence is computed with the ranges a verifier finds.
-  const {location, containerDigest} = await withArtifact(file, {limits}, async (artifact) => {
+  const {location, containerDigest} = await withArtifact(file, {limits, signal}, async (artifact) => {
     const evidence = await (artifact.manifest as ManifestRead).container
     if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
     return {location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry), containerDigest: evidence.sha256}
   })
+  throwIfCancelled(signal)
   const signed = signManifest(plan, containerDigest)
   const manifest = Buffer.from(signed.manifest)
   if (manifest.length !== placeholder.length) throw new Error('The signed manifest does not have the length of its placeholder.')
