@@ -10,6 +10,7 @@ import {
   type ModelErrorCode,
   type OutputErrorCode,
   type PackErrorCode,
+  type ReproduceCode,
   type RevocationErrorCode,
   type SigningErrorCode,
   type StoreErrorCode,
@@ -48,6 +49,7 @@ export type ErrorCode =
   | SigningErrorCode
   | RevocationErrorCode
   | PackErrorCode
+  | ReproduceCode
   | MergeErrorCode
   | StoreErrorCode
   | ValidationErrorCode
@@ -91,6 +93,8 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   // Refusals of the package itself.
   'secret-detected': invalid,
   'level-not-met': invalid,
+  // A rebuild that differs from the artifact it was compared with.
+  'not-reproduced': invalid,
   'unsafe-data-root': unwritable,
   // Arguments that are not usable.
   'too-many-selectors': usage,

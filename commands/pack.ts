@@ -10,9 +10,11 @@ export default class Pack extends BaseCommand<typeof Pack> {
 
 Operating-system files (.DS_Store, Thumbs.db, desktop.ini, __MACOSX/, ._*) are left out; --dry-run lists them. A package that would ship a secret (a private key, a .env file, a credential such as a cloud access key or an npm token) is refused and nothing is written: remove the file, list it in .svcpluginignore, or pass --allow-secret <path> if it is meant to ship. --level package or publication refuses an artifact that would fail that level, as the store would.
 
+--reproduce ARTIFACT packs again without writing anything and compares the result with ARTIFACT: the entry names, each entry's uncompressed bytes, mode and method, and the manifest (of a signed artifact: what was signed, without the signing files and the signature). It prints "reproduced" and exits 0 when they are equal, else exits 1 with not-reproduced and the first difference (--json: {reproduced, artifact, source, difference}). Compressed bytes are not compared: they depend on the zlib build.
+
 --output may name a file (its missing folders are created) or an existing folder (the artifact goes into it as <id>-<version>.svcPlugin).
 
-Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the package was refused (a dry run that would be refused too), 2 usage error or the output exists without --force, 3 SOURCE has no manifest.json or cannot be read, 5 the output cannot be written.`
+Exit status: 0 packed (warnings allowed) or reproduced, 1 the manifest, the tree or the package was refused (a dry run that would be refused too) or the artifact was not reproduced, 2 usage error or the output exists without --force, 3 SOURCE has no manifest.json or cannot be read, 5 the output cannot be written.`
 
   static override examples = [
     '<%= config.bin %> pack',
@@ -21,6 +23,7 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
     '<%= config.bin %> pack ./build/plugin --json',
     '<%= config.bin %> pack ./build/plugin --output dist/ --level publication',
     '<%= config.bin %> pack ./build/plugin --allow-secret certs/test-only.key',
+    '<%= config.bin %> pack ./build/plugin --reproduce dist/weather.svcPlugin',
   ]
 
   static override args = {
@@ -35,6 +38,11 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
     level: choiceFlag(levels)({
       char: 'l',
       description: 'Refuse the artifact unless it passes this validation level (default: development; package-level findings are warnings).',
+    }),
+    reproduce: Flags.string({
+      description: 'Rebuild without writing anything and compare with this artifact: exit 0 when it is reproduced, 1 with the first difference.',
+      helpValue: '<artifact>',
+      exclusive: ['output', 'force', 'dry-run', 'show-digest', 'level', 'allow-secret'],
     }),
     'allow-secret': Flags.string({
       description: 'Pack this file although a secret was found in it (its path inside the plugin folder; repeat for several).',

@@ -155,6 +155,12 @@ async function main(): Promise<void> {
     run(['verify', 'weather-1.5.0.signed.svcPlugin', '--trust', 'root/trust.json', '--require-store-signature'], 1)
     // The countersignature of 1.4.2 does not vouch for 1.5.0.
     run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'store-host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--require-store-signature', '--store-signature', 'weather-1.4.2.signed.svcPlugin.countersig'], 1)
+    heading('14. Prove a rebuild: the signed artifact is what the example packs to, an edited copy is not')
+    run(['pack', example, '--reproduce', 'weather-1.4.2.signed.svcPlugin'])
+    const edited = path.join(work, 'weather-edited-src')
+    await cp(example, edited, {recursive: true})
+    await writeFile(path.join(edited, 'README.md'), `${await readFile(path.join(example, 'README.md'), 'utf8')}\nEdited after the release.\n`)
+    run(['pack', 'weather-edited-src', '--reproduce', 'weather-1.4.2.signed.svcPlugin'], 1)
     process.stdout.write(`\n${bold('Done.')} Every step above ran the real svc-plugin command line.\n`)
   } finally {
     await rm(work, {recursive: true, force: true})

@@ -77,3 +77,17 @@ export function startContainerEvidence(archive: StrictArchive, entry: ArchiveEnt
   evidence.catch(() => undefined)
   return evidence
 }
+
+/**
+ * A signed manifest's U without its container claim: when U ends with `,"containerDigest":"sha256:<64
+ * lowercase hex>"}` (the member the signer adds last), U with that member removed, which is the packed
+ * manifest's U again; U itself otherwise.
+ */
+export function withoutContainerClaim(unsigned: Uint8Array): Uint8Array {
+  const claimLength = claimPrefix.length + hexLength + 1
+  const end = unsigned.length - 1
+  if (end < claimLength || unsigned[end] !== 0x7d) return unsigned
+  const claim = Buffer.from(unsigned.buffer, unsigned.byteOffset + end - claimLength, claimLength).toString('latin1')
+  if (!claimShape.test(claim)) return unsigned
+  return new Uint8Array(Buffer.concat([unsigned.subarray(0, end - claimLength), unsigned.subarray(end)]))
+}

@@ -17,6 +17,11 @@ export interface OpenArtifactOptions {
   /** Also compute the SHA-256 of the whole file (`fileSha256`). */
   fileDigest?: boolean
   /**
+   * Compute the container evidence of a manifest that claims a container digest (default true). A reader
+   * that does not judge the container (`reproduce`) passes false and reads the file once.
+   */
+  containerEvidence?: boolean
+  /**
    * Cancels every read of the artifact, its opening, `contents()` (the secret scan's waits included) and the
    * entry streams of `archive`: each rejects with the `AbortError` of `src/cancellation.ts` once it is aborted.
    */
@@ -64,6 +69,7 @@ export async function openArtifact(file: string, options: OpenArtifactOptions = 
     if (entry === undefined) return new Opened(archive, limits, null, options.signal)
     const bytes = await archive.readEntry(entry, limits.maxManifestBytes)
     // The container is hashed from now on, while the entries are read (by contents(), or by an installer).
+    if (options.containerEvidence === false) return new Opened(archive, limits, manifestRead(bytes), options.signal)
     return new Opened(archive, limits, {...manifestRead(bytes), container: startContainerEvidence(archive, entry, bytes)}, options.signal)
   } catch (error) {
     await archive.close()

@@ -4,7 +4,7 @@ import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {cancellable, throwIfCancelled} from '../cancellation.js'
 import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
 import {SecretScanner, maxScannedBytes} from '../artifact/secrets.js'
-import {judgeSourceTree, packedManifestRefusal, type SourceFile} from '../artifact/source-tree.js'
+import {judgeSourceTree, packedManifestRefusal, type JudgedSourceTree, type SourceFile} from '../artifact/source-tree.js'
 import {unsignedManifestOf} from '../artifact/trailer.js'
 import {classifyInput, suggestion, wrongInput, type InputKind} from '../artifact/input-kind.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
@@ -118,24 +118,13 @@ export interface PackResult {
 export async function pack(source: string, options: PackOptions = {}): Promise<PackResult> {
   const {signal} = options
   throwIfCancelled(signal)
-  const root = path.resolve(source)
   const limits = resolveLimits(options.limits)
-  const manifestFile = path.join(root, 'manifest.json')
-  const sourceBytes = await readSourceManifest(manifestFile, source)
-
-  const sourceReport = validateManifest(sourceBytes, {level: 'development', file: manifestFile, subjectKind: 'directory'})
-  if (!sourceReport.valid) {
-    throw new PackError('manifest-invalid', `${manifestFile} is not a valid manifest; run svc-plugin validate for every problem.`, {report: sourceReport})
-  }
-  const manifest = JSON.parse(Buffer.from(sourceBytes).toString('utf8')) as Manifest
+  const {root, manifestFile, manifest, report: sourceReport} = await readPackSource(source)
   const fileName = `${manifest.id}-${manifest.version}.svcPlugin`
   const output = await resolveOutputFile(options.output ?? fileName, fileName, options.cwd)
   if (!options.dryRun) await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
-  const collected = await judgeSourceTree(root, {exclude: [output], limits, signal})
-  // The folder's first refusal, in the order the judgement meets them; the packed manifest is measured before a byte is read.
-  const refusal = collected.refusals[0] ?? packedManifestRefusal(manifest as unknown as Record<string, unknown>, collected.files, limits)
-  if (refusal) throw packErrorOfRefusal(refusal)
+  const collected = await planPackFiles({root, manifest}, {exclude: [output], limits, signal})
   const scanner = new SecretScanner()
   const scanned = new Set<string>()
   const sourceOf = (file: SourceFile) => ({
@@ -158,8 +147,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
     return {...judged.result, problems: judged.refusal === null ? [] : judged.refusal.problems, sha256: null, bytes: null, createdFolder: null, dryRun: true}
   }
 
-  const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
-  const entries = collected.files.map((file): WriterEntry => ({name: file.name, mode: executables.has(file.name) ? 0o755 : 0o644, store: false, source: sourceOf(file)}))
+  const entries = collected.files.map((file): WriterEntry => ({name: file.name, mode: file.mode, store: false, source: sourceOf(file)}))
   return withOutputs(async (outputs) => {
     const createdFolder = await outputs.prepare(output)
     let body: ArchiveBody | undefined
@@ -192,6 +180,74 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   })
 }
 
+/** A plugin source folder's manifest, read and judged at development level. */
+export interface PackSource {
+  /** The source folder, absolute. */
+  root: string
+  /** `<root>/manifest.json`. */
+  manifestFile: string
+  manifest: Manifest
+  /** The source manifest's validation report (valid: its problems are warnings). */
+  report: ValidationReport
+}
+
+/**
+ * Reads `<source>/manifest.json` and judges it at development level, as the first step of a pack:
+ * `manifest-invalid` (PackError) when it is not valid, `not-a-folder` when `source` is a file.
+ */
+export async function readPackSource(source: string): Promise<PackSource> {
+  const root = path.resolve(source)
+  const manifestFile = path.join(root, 'manifest.json')
+  const sourceBytes = await readSourceManifest(manifestFile, source)
+  const report = validateManifest(sourceBytes, {level: 'development', file: manifestFile, subjectKind: 'directory'})
+  if (!report.valid) {
+    throw new PackError('manifest-invalid', `${manifestFile} is not a valid manifest; run svc-plugin validate for every problem.`, {report})
+  }
+  return {root, manifestFile, manifest: JSON.parse(Buffer.from(sourceBytes).toString('utf8')) as Manifest, report}
+}
+
+/** A payload file of a pack: the source file and the mode its entry gets. */
+export interface PlannedFile extends SourceFile {
+  /** 0o755 for an entrypoint's executable, 0o644 for every other file. */
+  mode: WriterEntry['mode']
+}
+
+/** What a pack puts into the artifact besides its manifest, judged before a byte of it is read. */
+export interface PackFiles {
+  /** Every payload file, in archive order, with its mode. */
+  files: PlannedFile[]
+  /** Operating-system files left out, as {@link JudgedSourceTree.leftOut}. */
+  leftOut: string[]
+}
+
+/**
+ * The one list of what pack packs from a source folder: the judged tree (`.svcpluginignore` applied,
+ * `exclude` left out) with each entry's mode, or the folder's first refusal (PackError), the packed
+ * manifest's size included. Pack and reproduce both take it from here.
+ */
+export async function planPackFiles(
+  source: Pick<PackSource, 'root' | 'manifest'>,
+  options: {exclude: readonly string[]; limits: ArchiveLimits; signal?: AbortSignal | undefined},
+): Promise<PackFiles> {
+  const {root, manifest} = source
+  const collected = await judgeSourceTree(root, {exclude: options.exclude, limits: options.limits, signal: options.signal})
+  // The folder's first refusal, in the order the judgement meets them; the packed manifest is measured before a byte is read.
+  const refusal = collected.refusals[0] ?? packedManifestRefusal(manifest as unknown as Record<string, unknown>, collected.files, options.limits)
+  if (refusal) throw packErrorOfRefusal(refusal)
+  const executables = new Set(Object.values(manifest.entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
+  return {files: collected.files.map((file) => ({...file, mode: executables.has(file.name) ? (0o755 as const) : (0o644 as const)})), leftOut: collected.leftOut}
+}
+
+/**
+ * The manifest pack writes for payload files read with these digests: the source manifest with a fresh
+ * `files[]` and `languages` derived from the resource names (`languages` given when already derived).
+ */
+export function packedManifestOf(manifest: Manifest, files: readonly {name: string; size: number; sha256: string}[], languages = deriveLanguages(files.map((file) => file.name))): Buffer {
+  const listed: FileDigest[] = files.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
+  // Its size was judged before the files were read (packedManifestRefusal): every digest has one length.
+  return Buffer.from(renderPackedManifest(manifest, {files: listed, ...(languages.length > 0 ? {languages} : {})}), 'utf8')
+}
+
 interface PackFacts {
   manifest: Manifest
   files: readonly WrittenEntry[]
@@ -220,9 +276,7 @@ async function judgePack(facts: PackFacts): Promise<{result: JudgedPack; refusal
   if (languages.length > 0 && declared.length > 0 && languageSetsDiffer(languages, declared)) {
     warnings.push(packWarning('languages-recomputed', `languages ${JSON.stringify(declared)} were replaced by ${JSON.stringify(languages)}, derived from Localization/**/*.resx.`, '/languages'))
   }
-  const listed: FileDigest[] = files.map((file) => ({path: file.name, sha256: file.sha256, size: file.size}))
-  // Its size was judged before the files were read (packedManifestRefusal): every digest has one length.
-  const manifestBytes = Buffer.from(renderPackedManifest(manifest, {files: listed, ...(languages.length > 0 ? {languages} : {})}), 'utf8')
+  const manifestBytes = packedManifestOf(manifest, files, languages)
   const allowed = new Set((facts.options.allowSecrets ?? []).map(packagePathOf))
   const refused = facts.secrets.filter((secret) => !allowed.has(secret.path))
   const level = facts.options.level ?? 'development'

@@ -147,6 +147,11 @@ const errors: Record<string, Entry> = {
   'write-failed': ['An output cannot be written: a file stands where a folder is needed, the file system does not allow creating files there, no permission, or a full or read-only disk.', '`--output /proc/plugin.svcPlugin`', 'Choose an output in a folder you can write to, with room.'],
   'io-error': ['A read or write failed while the command ran.', 'A disk removed during an install', 'Check the disk and run the command again.'],
   'level-not-met': ['The package does not meet the requirement level asked for.', '`svc-plugin pack --level publication` without a license', 'Fix the problems listed, or ask for a lower level.'],
+  'not-reproduced': [
+    'Packing the source folder again does not give the artifact: an entry, its content, its mode or method, or a member of the manifest differs (the message names the first difference).',
+    '`svc-plugin pack ./plugin --reproduce weather.svcPlugin` after a file of the plugin was edited',
+    'Pack from the exact tree the artifact was built from (the same commit, the same build output, the same .svcpluginignore); if the difference is expected, the artifact was not built from this tree.',
+  ],
   'data-root-not-found': [
     'The data root does not exist. Listing, activating, uninstalling and checking installed plugins never create one; only an install does.',
     '`svc-plugin list --data-root ~/.svc-typo`',

@@ -9,6 +9,7 @@ import type {InstallResult} from '../../src/install/types.js'
 import {verifyInstalled, type InstalledVerification} from '../../src/install/verify-installed.js'
 import {merge, type MergeResult} from '../../src/merge/merge.js'
 import {pack, type PackResult} from '../../src/pack/pack.js'
+import {reproduce, type ReproduceResult} from '../../src/pack/reproduce.js'
 import {signArtifact, type SignArtifactResult} from '../../src/signing/sign-artifact.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import type {VerificationResult} from '../../src/signing/result.js'
@@ -91,6 +92,27 @@ export async function packCase(dir: string): Promise<AbortCase<PackResult>> {
       assert.deepEqual(await readdir(path.dirname(output)), ['plugin.svcPlugin'])
     },
     reset: () => rm(path.join(out, 'new'), {recursive: true, force: true}),
+  }
+}
+
+/** `reproduce` of a packed artifact from its tree, large files included: it writes nothing, cancelled or not. */
+export async function reproduceCase(dir: string): Promise<AbortCase<ReproduceResult>> {
+  const source = await copyExample(path.join(dir, 'source'))
+  await writeTree(source, largeFiles())
+  const artifact = (await pack(source, {output: path.join(dir, 'packed.svcPlugin')})).path
+  const [sourceBefore, dirBefore] = [await snapshotTree(source), await readdir(dir)]
+  const unchanged = async (): Promise<void> => {
+    assert.deepEqual(await snapshotTree(source), sourceBefore)
+    assert.deepEqual(await readdir(dir), dirBefore)
+  }
+  return {
+    run: (signal) => reproduce(source, artifact, {signal}),
+    unchanged,
+    whole: async (result) => {
+      assert.equal(result.reproduced, true)
+      await unchanged()
+    },
+    reset: async () => undefined,
   }
 }
 

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, type AbortCase} from '../helpers/abort-points.js'
-import {dataRootInputs, installCase, verifyInstalledCase, mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, verifyUploadCase, type DataRootInputs, type SigningInputs} from './cases.js'
+import {dataRootInputs, installCase, verifyInstalledCase, mergeCase, packCase, reproduceCase, signCase, signingInputs, verifyCase, validateCase, verifyUploadCase, type DataRootInputs, type SigningInputs} from './cases.js'
 
 let dir: string
 let signing: SigningInputs
@@ -26,6 +26,7 @@ async function every<T>(kase: AbortCase<T>): Promise<void> {
 describe('cancellation at every abort point: the operation rejects with AbortError and changes nothing', () => {
   it('pack', async () => every(await packCase(await mkdtemp(path.join(dir, 'pack-')))))
   it('merge', async () => every(await mergeCase(await mkdtemp(path.join(dir, 'merge-')))))
+  it('reproduce', async () => every(await reproduceCase(await mkdtemp(path.join(dir, 'reproduce-')))))
   it('sign', async () => every(await signCase(await mkdtemp(path.join(dir, 'sign-')), signing)))
   it('verifyArtifact', async () => every(await verifyCase(await mkdtemp(path.join(dir, 'verify-')), signing)))
   it('verifyUpload of a path', async () => every(await verifyUploadCase(await mkdtemp(path.join(dir, 'upload-')), signing, 'path')))

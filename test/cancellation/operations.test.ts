@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {checkAbortPoints, checkDeadlines, type AbortCase} from '../helpers/abort-points.js'
-import {dataRootInputs, installCase, verifyInstalledCase, mergeCase, packCase, signCase, signingInputs, verifyCase, validateCase, setCaseSize, verifyUploadCase, type DataRootInputs, type SigningInputs} from './cases.js'
+import {dataRootInputs, installCase, verifyInstalledCase, mergeCase, packCase, reproduceCase, signCase, signingInputs, verifyCase, validateCase, setCaseSize, verifyUploadCase, type DataRootInputs, type SigningInputs} from './cases.js'
 
 // A fixed sample of abort points per operation, spread over all of them (both ends included); the
 // exhaustive suite (operations.exhaustive.test.ts) aborts at every one.
@@ -38,6 +38,7 @@ const deadlines = [0, 5]
 describe('cancellation: an operation aborted at any of its abort points rejects with AbortError and changes nothing, or completes whole', () => {
   it('pack', async () => property(await packCase(await caseDir('pack'))))
   it('merge', async () => property(await mergeCase(await caseDir('merge'))))
+  it('reproduce', async () => property(await reproduceCase(await caseDir('reproduce'))))
   it('sign', async () => property(await signCase(await caseDir('sign'), signing)))
   it('verifyArtifact', async () => property(await verifyCase(await caseDir('verify'), signing)))
   it('verifyUpload of a path', async () => property(await verifyUploadCase(await caseDir('upload'), signing, 'path')))

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {readFileSync, readdirSync} from 'node:fs'
-import {mkdir, writeFile} from 'node:fs/promises'
+import {cp, mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
@@ -43,13 +43,19 @@ after(async () => {
 
 describe('every --json result matches its documented schema', () => {
   it('has one schema per command that prints a result, the shared parts and the error shape', () => {
-    const documented = ['activate', 'cert-issue', 'cert-revoke', 'cert-root', 'common', 'error', 'init', 'inspect', 'install', 'keygen', 'list', 'merge', 'pack', 'sign', 'store-verify', 'uninstall', 'validate', 'verify']
+    const documented = ['activate', 'cert-issue', 'cert-revoke', 'cert-root', 'common', 'error', 'init', 'inspect', 'install', 'keygen', 'list', 'merge', 'pack', 'pack-reproduce', 'sign', 'store-verify', 'uninstall', 'validate', 'verify']
     assert.deepEqual(names.sort(), documented)
   })
 
   it('pack, inspect and merge', async () => {
     await checkShape('pack', ['pack', ws.source, '--output', path.join(out, 'p.svcPlugin'), '--show-digest'], 0)
     const dry = await checkShape('pack', ['pack', ws.source, '--dry-run'], 0)
+    await checkShape('pack-reproduce', ['pack', ws.source, '--reproduce', path.join(out, 'p.svcPlugin')], 0)
+    const edited = path.join(out, 'edited')
+    await cp(ws.source, edited, {recursive: true})
+    await writeFile(path.join(edited, 'added.txt'), 'added\n')
+    const rebuilt = await checkShape('pack-reproduce', ['pack', edited, '--reproduce', path.join(out, 'p.svcPlugin')], 1)
+    assert.deepEqual(rebuilt.difference, {kind: 'missing-entry', entry: 'added.txt'})
     assert.ok(Array.isArray(dry.files))
     await checkShape('inspect', ['inspect', ws.artifact, '--show-digest'], 0)
     await checkShape('inspect', ['inspect', ws.source], 0)
