@@ -14,6 +14,7 @@ const ranks = [
   ['signing'],
   ['pack', 'merge', 'inspect', 'validate', 'report', 'init'],
   ['install', 'store'],
+  ['develop'],
   ['index.ts'],
 ]
 

@@ -23,6 +23,7 @@ const actions: Readonly<Record<string, () => Promise<Action<never>>>> = {
   sign: async () => (await import('./actions/sign.js')).signCommand,
   merge: async () => (await import('./actions/merge.js')).mergeCommand,
   init: async () => (await import('./actions/init.js')).initCommand,
+  dev: async () => (await import('./actions/dev.js')).devCommand,
   schema: async () => (await import('./actions/schema.js')).schemaCommand,
   keygen: async () => (await import('./actions/keygen.js')).keygenCommand,
   'cert:root': async () => (await import('./actions/cert/root.js')).certRootCommand,

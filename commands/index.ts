@@ -16,6 +16,7 @@ import CertRevoke from './cert/revoke.js'
 import StoreVerify from './store/verify.js'
 import Help from './help.js'
 import Init from './init.js'
+import Dev from './dev.js'
 
 /**
  * Every command of the CLI, by id (oclif's explicit discovery: no directory scan at start-up).
@@ -40,4 +41,5 @@ export const COMMANDS = {
   'store:verify': StoreVerify,
   help: Help,
   init: Init,
+  dev: Dev,
 }
