@@ -72,7 +72,7 @@ export {plural, formatMiB} from './quantities.js'
 // ── Tooling: pack, inspect, merge ──────────────────────────────────────────────────────────────────────
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'
 export {PackError, type PackErrorCode} from './pack/errors.js'
-export {initPlugin, InitError, type InitErrorCode, type InitOptions, type InitResult} from './init/init.js'
+export {initPlugin, initDefaults, InitError, type InitDefaults, type InitErrorCode, type InitOptions, type InitResult} from './init/init.js'
 export {developPlugin, DevelopError, type DevelopErrorCode, type DevelopOptions, type DevelopRound, type DevelopInstalled, type DevelopInvalid, type DevelopRefused, type DevelopSummary, type DevelopedVersion} from './develop/develop.js'
 export {inspect, InspectError, type Inspection, type InspectErrorCode, type SignatureShape, type SignatureFacts} from './inspect/inspect.js'
 export {merge, type MergeOptions, type MergeResult} from './merge/merge.js'
