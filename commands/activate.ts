@@ -24,6 +24,6 @@ Exit status: 0 activated, 1 refused (not-installed, version-not-installed, trust
   }
 
   async run(): Promise<void> {
-    this.setExit(await activateCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await activateCommand(this.input, this.context))
   }
 }

@@ -1,5 +1,5 @@
 import {setFlagsFromString} from 'node:v8'
-import {removeTemporaryFilesSync} from '../src/index.js'
+import {removeTemporaryFilesSync} from '#cli'
 import {ExitCode} from './exit-codes.js'
 import {CommandOutput} from './output.js'
 

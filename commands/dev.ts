@@ -32,6 +32,6 @@ Exit status: with --once, 0 installed, 1 the folder is invalid, the refusal's st
   }
 
   async run(): Promise<void> {
-    this.setExit(await devCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await devCommand(this.input, this.context))
   }
 }

@@ -15,7 +15,7 @@ import {
   type SigningErrorCode,
   type StoreErrorCode,
   type ValidationErrorCode,
-} from '../src/index.js'
+} from '#cli'
 
 /** Exit statuses shared by every command. */
 export const ExitCode = {
@@ -37,7 +37,7 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
 /** The command line's own codes: parsing, dispatch, interruption. */
-export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled' | 'internal'
+export type CommandErrorCode = 'usage' | 'unknown-command' | 'unknown-flag' | 'cancelled' | 'internal'
 
 /** Every code an error of this toolchain can carry. */
 export type ErrorCode =
@@ -70,6 +70,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   // The command line.
   usage,
   'unknown-command': usage,
+  'unknown-flag': usage,
   cancelled,
   internal: ExitCode.internal,
   // Inputs that cannot be read.

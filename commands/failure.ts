@@ -1,6 +1,7 @@
-import {isSvcPluginError, type SvcPluginError, type TextLine} from '../src/index.js'
+import {isSvcPluginError, type SvcPluginError, type TextLine} from '#cli'
 import {ExitCode, exitCodeFor} from './exit-codes.js'
 import {CommandOutput} from './output.js'
+import {closestWord} from './suggest.js'
 
 /** The one JSON shape of a failure, for every command: `{"error": {"code", "message", …details}}` (and a report when there is one). */
 export function errorDocument(code: string, message: string, details: Readonly<Record<string, unknown>> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -72,12 +73,57 @@ export class AdvisedRefusal extends Error {
 }
 
 /**
- * Reports a command line that cannot be acted on: `error usage: <message>` (the parser's message on one line)
- * and where to read the command's help; the caller exits with {@link ExitCode.usage}.
+ * Reports a command line that cannot be acted on: `error <code>: <message>` (`usage`, or `unknown-flag` for
+ * a flag the command does not have) and where to read the command's help; the caller exits with
+ * {@link ExitCode.usage}.
  */
-export function reportUsage(commandId: string | undefined, message: string, json: boolean): void {
+export function reportUsage(commandId: string | undefined, problem: UsageProblem, json: boolean): void {
   const help = `svc-plugin ${commandId?.replaceAll(':', ' ') ?? ''} --help`.replace(/ {2,}/g, ' ')
-  reportFailure({code: 'usage', message: usageText(message), json, text: [`See: ${help}`]})
+  reportFailure({code: problem.code, message: problem.message, json, details: problem.details, text: [`See: ${help}`]})
+}
+
+/** A command line the parser refused, as the command line reports it. */
+export interface UsageProblem {
+  readonly code: 'usage' | 'unknown-flag'
+  readonly message: string
+  readonly details?: Readonly<Record<string, unknown>>
+}
+
+/** The flags of a command as their declarations give them: the long name, and the variable that may stand for it. */
+type DeclaredFlags = Readonly<Record<string, {readonly env?: string | undefined; readonly allowNo?: boolean | undefined; readonly type?: string}>>
+
+/**
+ * What the parser's refusal of `commandId`'s command line says, in the words of the command line: a flag the
+ * command does not have is `unknown-flag`, with the flag it most likely meant (`--levle`: did you mean
+ * `--level`?); a required flag that is missing is named with its dashes and the environment variable that
+ * can stand for it; anything else is the parser's message on one line.
+ */
+export function usageProblem(error: unknown, commandId: string | undefined, flags: DeclaredFlags): UsageProblem {
+  const message = error instanceof Error ? error.message : String(error)
+  const unknown = (error as {flags?: unknown} | null)?.flags
+  if (Array.isArray(unknown) && unknown.length > 0 && unknown.every((flag) => typeof flag === 'string')) return unknownFlag(unknown as string[], commandId, flags)
+  const lines = usageLines(message).map((line) => {
+    const missing = /^Missing required flag (\S+)$/.exec(line)?.[1]
+    if (missing === undefined) return line
+    const variable = flags[missing]?.env
+    return `Missing required flag --${missing}${variable === undefined ? '' : ` (or set ${variable})`}.`
+  })
+  return {code: 'usage', message: lines.join('; ') || message}
+}
+
+/** `unknown-flag` for the flags in `typed` (as typed, `--levle=2` included), with a suggestion for the first. */
+function unknownFlag(typed: readonly string[], commandId: string | undefined, flags: DeclaredFlags): UsageProblem {
+  const names = Object.entries(flags).flatMap(([name, flag]) => [`--${name}`, ...(flag.allowNo === true ? [`--no-${name}`] : [])])
+  const flag = (typed[0] as string).replace(/=.*$/s, '')
+  const suggestion = flag.startsWith('--') ? closestWord(flag, names) : undefined
+  const command = `svc-plugin ${commandId?.replaceAll(':', ' ') ?? ''}`.trim()
+  const list = typed.map((word) => word.replace(/=.*$/s, '')).join(', ')
+  const hint = suggestion === undefined ? '' : ` Did you mean ${suggestion}?`
+  return {
+    code: 'unknown-flag',
+    message: `${command} has no flag${typed.length === 1 ? '' : 's'} ${list}.${hint}`,
+    details: {flag, ...(suggestion === undefined ? {} : {suggestion})},
+  }
 }
 
 /**
@@ -88,7 +134,7 @@ export function reportUsage(commandId: string | undefined, message: string, json
  */
 export function reportThrown(thrown: unknown, options: {json: boolean; commandId?: string | undefined; advice?: Readonly<Record<string, string>>}): ExitCode {
   if (thrown instanceof UsageError) {
-    reportUsage(options.commandId, thrown.message, options.json)
+    reportUsage(options.commandId, {code: 'usage', message: thrown.message}, options.json)
     return ExitCode.usage
   }
   const error = thrown instanceof AdvisedRefusal ? thrown.refusal : thrown
@@ -104,11 +150,11 @@ export function reportThrown(thrown: unknown, options: {json: boolean; commandId
   return ExitCode.internal
 }
 
-/** oclif's parse message without its preamble and help hint, on one line. */
-function usageText(text: string): string {
-  const lines = text
+/** oclif's parse message without its preamble, its help hint or colour, one line per problem. */
+function usageLines(text: string): string[] {
+  return text
+    .replace(/\u001B\[[0-9;]*m/g, '')
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
-  return lines.join('; ') || text
+    .filter((line) => line !== '' && !/^The following errors? occurred:$/.test(line) && !line.startsWith('See more help with'))
 }

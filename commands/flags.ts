@@ -1,12 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {environmentVariables} from './environment-variables.js'
-import {matchChoice, parseCount, parseProtocolRange, type FlagValue} from './flag-values.js'
 
-/**
- * `--protocol 1-3` (or `2`): the protocol majors a host serves. Like every flag here whose value is read by
- * a function of commands/flag-values.ts, it carries `valueKind`, which the build copies into the manifest so
- * that the direct path reads the value the same way.
- */
+/** `--protocol 1-3` (or `2`): the protocol majors a host serves. */
 export const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
   description: 'Protocol majors the host serves, as MIN-MAX or one number.',
   helpValue: '<min-max>',
@@ -15,7 +10,6 @@ export const protocolFlag = Flags.custom<{minimum: number; maximum: number}>({
     if (range === undefined) throw new Error(`--protocol expects MIN-MAX with 1 <= MIN <= MAX, not ${JSON.stringify(input)}.`)
     return range
   },
-  ...valueKind({value: 'protocol-range'}),
 })
 
 /**
@@ -29,7 +23,7 @@ export function choiceFlag<const T extends string>(choices: readonly T[]) {
     return value
   }
   // The parser's declared type is generic over arrays too; this flag is never `multiple`.
-  return Flags.custom<T>({helpValue: `<${choices.join('|')}>`, parse: parse as never, ...valueKind({choices})})
+  return Flags.custom<T>({helpValue: `<${choices.join('|')}>`, parse: parse as never})
 }
 
 /** A flag taking a whole number of at least `minimum` (`--retain 2`). */
@@ -39,12 +33,7 @@ export function countFlag(minimum: number) {
     if (value === undefined) throw new Error(`Expected --${flag.name} to be a whole number of at least ${minimum}, not ${JSON.stringify(input)}.`)
     return value
   }
-  return Flags.custom<number>({helpValue: '<n>', parse: parse as never, ...valueKind({value: 'count', minimum})})
-}
-
-/** The `valueKind` a flag definition carries (not a property oclif knows, hence the cast). */
-function valueKind(kind: FlagValue): object {
-  return {valueKind: kind}
+  return Flags.custom<number>({helpValue: '<n>', parse: parse as never})
 }
 
 /** The shared part of `--data-root <dir>` (or SVC_PLUGIN_DATA_ROOT): spread into `Flags.string`. */
@@ -69,3 +58,27 @@ export const revocationsFlag = Flags.string({
  * loop losing its input to it).
  */
 export const stringArgument: typeof Args.string = (options = {}) => Args.string({...options, ignoreStdin: true} as never) as never
+
+/**
+ * The word of `choices` that `input` names, compared without regard to case or surrounding spaces
+ * (`--format JSON` is `--format json`).
+ */
+export function matchChoice<const T extends string>(choices: readonly T[], input: string): T | undefined {
+  const wanted = input.trim().toLowerCase()
+  return choices.find((choice) => choice.toLowerCase() === wanted)
+}
+
+/** A range of protocol majors, `MIN-MAX` or one number, with 1 <= MIN <= MAX. */
+export function parseProtocolRange(input: string): {minimum: number; maximum: number} | undefined {
+  const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(input)
+  const minimum = Number(match?.[1])
+  const maximum = Number(match?.[2] ?? match?.[1])
+  return match === null || !Number.isSafeInteger(maximum) || minimum < 1 || maximum < minimum ? undefined : {minimum, maximum}
+}
+
+/** A whole number written in decimal digits (with a leading `-` when `minimum` is negative), at least `minimum`. */
+export function parseCount(input: string, minimum: number): number | undefined {
+  if (!(minimum < 0 ? /^\s*-?\d+\s*$/ : /^\s*\d+\s*$/).test(input)) return undefined
+  const value = Number(input)
+  return Number.isSafeInteger(value) && value >= minimum ? value : undefined
+}

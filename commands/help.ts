@@ -18,7 +18,7 @@ export default class Help extends BaseCommand<typeof Help> {
   }
 
   async run(): Promise<void> {
-    const words = this.positionals
+    const words = [...this.input.argv]
     const id = words.join(':')
     if (words.length > 0 && this.config.findCommand(id) === undefined && this.config.findTopic(id) === undefined) {
       reportUnknownCommand(id, this.argv.filter((word) => word.startsWith('-')), commandNames(this.config.commandIDs))

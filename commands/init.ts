@@ -37,6 +37,6 @@ Exit status: 0 written, 2 a file exists or a value would not validate (invalid-a
   }
 
   async run(): Promise<void> {
-    this.setExit(await initCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await initCommand(this.input, this.context))
   }
 }

@@ -20,6 +20,6 @@ Exit status: 0 whenever the manifest can be read, 1 when the archive is refused 
   }
 
   async run(): Promise<void> {
-    this.setExit(await inspectCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await inspectCommand(this.input, this.context))
   }
 }

@@ -54,6 +54,6 @@ Exit status: 0 installed (warnings allowed), 1 refused (the code says why), 2 us
   }
 
   async run(): Promise<void> {
-    this.setExit(await installCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await installCommand(this.input, this.context))
   }
 }

@@ -16,6 +16,6 @@ Exit status: 0 written, 2 a key file already exists or the name is not a plain f
   }
 
   async run(): Promise<void> {
-    this.setExit(await keygenCommand({flags: this.flags}, this.context))
+    this.setExit(await keygenCommand(this.input, this.context))
   }
 }

@@ -19,6 +19,6 @@ Exit status: 0, 2 usage error, 3 the data root does not exist (data-root-not-fou
   }
 
   async run(): Promise<void> {
-    this.setExit(await listCommand({flags: this.flags}, this.context))
+    this.setExit(await listCommand(this.input, this.context))
   }
 }

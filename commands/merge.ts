@@ -29,6 +29,6 @@ Exit status: 0 merged, 1 the inputs were refused, 2 usage error (fewer than two 
   }
 
   async run(): Promise<void> {
-    this.setExit(await mergeCommand({argv: this.positionals, flags: this.flags}, this.context))
+    this.setExit(await mergeCommand(this.input, this.context))
   }
 }

@@ -1,4 +1,4 @@
-import {colorEnabled, jsonText, textLines, withoutInvisibleCharacters, type TextLine} from '../src/index.js'
+import {colorEnabled, jsonText, textLines, withoutInvisibleCharacters, type TextLine} from '#cli'
 import {io, type Output} from './io.js'
 
 /**

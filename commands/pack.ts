@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {packCommand} from './actions/pack.js'
 import {BaseCommand} from './base.js'
 import {choiceFlag, stringArgument} from './flags.js'
-import {levels} from '../src/index.js'
+import {levels} from '#cli'
 
 export default class Pack extends BaseCommand<typeof Pack> {
   static override summary = 'Pack a plugin folder into a deterministic .svcPlugin artifact.'
@@ -44,6 +44,6 @@ Exit status: 0 packed (warnings allowed), 1 the manifest, the tree or the packag
   }
 
   async run(): Promise<void> {
-    this.setExit(await packCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await packCommand(this.input, this.context))
   }
 }

@@ -1,4 +1,4 @@
-import {visibleText} from '../src/index.js'
+import {visibleText} from '#cli'
 import {io} from './io.js'
 /** A one-line progress bar on stderr, drawn only when stderr is a terminal. */
 export interface ProgressBar {

@@ -1,6 +1,6 @@
 import {createInterface} from 'node:readline'
 import type {Readable} from 'node:stream'
-import {isPluginId, isRid, type InitDefaults} from '../src/index.js'
+import {isPluginId, isRid, type InitDefaults} from '#cli'
 
 /** Asks one question at a time and reads one line per answer. */
 export interface Prompter {

@@ -27,6 +27,6 @@ Exit status: 0 signed, 1 refused (already signed, certificate not valid now, key
   }
 
   async run(): Promise<void> {
-    this.setExit(await signCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await signCommand(this.input, this.context))
   }
 }

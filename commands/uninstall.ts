@@ -28,6 +28,6 @@ Exit status: 0 uninstalled, 1 refused (not-installed, dependency-in-use), 2 usag
   }
 
   async run(): Promise<void> {
-    this.setExit(await uninstallCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await uninstallCommand(this.input, this.context))
   }
 }

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {validateCommand} from './actions/validate.js'
 import {BaseCommand} from './base.js'
-import {codePagesFolder, levels, reportFormats} from '../src/index.js'
+import {codePagesFolder, levels, reportFormats} from '#cli'
 import {choiceFlag, countFlag, protocolFlag, stringArgument} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
@@ -43,7 +43,7 @@ Exit status: 0 valid (warnings allowed, up to --max-warnings), 1 at least one er
     directory: Flags.string({char: 'd', description: 'Validate the plugin folder holding manifest.json.', helpValue: '<dir>'}),
     artifact: Flags.string({char: 'a', description: 'Validate a .svcPlugin artifact.', helpValue: '<file>'}),
     level: choiceFlag(levels)({char: 'l', description: 'Requirement level (default: development for a manifest or folder, package for an artifact).'}),
-    format: choiceFlag(reportFormats)({char: 'f', description: 'Output format (default: text, or github when GITHUB_ACTIONS=true; --json is --format json).'}),
+    format: choiceFlag(reportFormats)({description: 'Output format (default: text, or github when GITHUB_ACTIONS=true; --json is --format json).'}),
     root: Flags.string({description: 'The repository root that sarif, github and gitlab paths are relative to (default: the enclosing git work tree, else the current folder).', helpValue: '<dir>'}),
     rid: Flags.string({description: "The host runtime identifier whose entrypoint must be on disk (default: this machine's, e.g. linux-x64).", helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'Preview an install on a host of this version: judge compatibility.svc against it.', helpValue: '<version>'}),
@@ -52,6 +52,6 @@ Exit status: 0 valid (warnings allowed, up to --max-warnings), 1 at least one er
   }
 
   async run(): Promise<void> {
-    this.setExit(await validateCommand({flags: this.flags, argv: this.positionals}, this.context))
+    this.setExit(await validateCommand(this.input, this.context))
   }
 }

@@ -43,6 +43,6 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
   }
 
   async run(): Promise<void> {
-    this.setExit(await verifyCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await verifyCommand(this.input, this.context))
   }
 }

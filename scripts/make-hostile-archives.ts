@@ -1,7 +1,8 @@
 /**
  * Generates the hostile `.svcPlugin` corpus: one archive per rule of the entry-path policy and the strict reader, each an
  * otherwise plausible plugin broken in exactly the way its name says. No library writes such
- * files, so they are built byte by byte here (test tooling: it lives in scripts/, not src/).
+ * files, so they are built record by record with the tests' ZIP model (test tooling: it lives in
+ * scripts/, not src/).
  *
  *   node dist/scripts/make-hostile-archives.js <dir>
  */
@@ -11,6 +12,7 @@ import path from 'node:path'
 import {pathToFileURL} from 'node:url'
 import zlib from 'node:zlib'
 import type {ArchiveErrorCode, ArchiveErrorReason} from '../src/archive/errors.js'
+import {centralHeaderBytes, endRecordBytes, extraField, flagUtf8, localHeaderBytes, serializeZip, zipEntry, type EntryFields} from '../test/helpers/zip-model.js'
 
 /** One archive of the corpus and how the strict reader must refuse it. */
 export interface HostileCase {
@@ -29,41 +31,11 @@ export interface HostileCase {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A byte-level ZIP builder (APPNOTE 4.3) that writes whatever it is told, lies included.
+// Archives as the tests' one ZIP model builds them (test/helpers/zip-model.ts): whatever they are told, lies included.
 
 const MiB = 1024 * 1024
-export const flagUtf8 = 0x0800
-/** Version made by: Unix host, ZIP 2.0. */
-export const madeByUnix = (3 << 8) | 20
 
-interface RawEntry {
-  name: string | Buffer
-  /** Uncompressed content. */
-  data?: Buffer
-  method?: number
-  /** The bytes stored after the local header; default: deflate(data) for method 8, data otherwise. */
-  payload?: Buffer
-  flags?: number
-  crc?: number
-  compressedSize?: number
-  uncompressedSize?: number
-  versionMadeBy?: number
-  /** Unix mode for the high half of the external attributes (default 0o100644). */
-  mode?: number
-  externalAttributes?: number
-  centralExtra?: Buffer
-  localExtra?: Buffer
-  /** The entry's comment in its central record. */
-  comment?: Buffer
-  /** The central record's "disk number start". */
-  disk?: number
-  /** Local-header fields that differ from the central record. */
-  local?: {name?: string | Buffer; method?: number; flags?: number; crc?: number; compressedSize?: number; uncompressedSize?: number; signature?: number}
-  /** Bytes written right after the payload (a data descriptor, or junk). */
-  after?: Buffer
-  /** Point the central record at this offset and write no local record for it. */
-  localHeaderOffset?: number
-}
+type RawEntry = EntryFields
 
 interface BuildOptions {
   /** Bytes before the first local header. */
@@ -81,149 +53,17 @@ interface BuildOptions {
   end?: Partial<{disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number}>
 }
 
-const bytes = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value, 'utf8') : value)
-
-/** A local file header (30 bytes, then the name and the extra field), with whatever values it is given. */
-export function localHeader(fields: {signature?: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer}): Buffer {
-  const header = Buffer.alloc(30)
-  header.writeUInt32LE(fields.signature ?? 0x04034b50, 0)
-  header.writeUInt16LE(20, 4)
-  header.writeUInt16LE(fields.flags, 6)
-  header.writeUInt16LE(fields.method, 8)
-  header.writeUInt16LE(0, 10)
-  header.writeUInt16LE(0x21, 12) // 1980-01-01
-  header.writeUInt32LE(fields.crc >>> 0, 14)
-  header.writeUInt32LE(fields.compressedSize >>> 0, 18)
-  header.writeUInt32LE(fields.uncompressedSize >>> 0, 22)
-  header.writeUInt16LE(fields.name.length, 26)
-  header.writeUInt16LE(fields.extra.length, 28)
-  return Buffer.concat([header, fields.name, fields.extra])
-}
-
-/** A central-directory record (46 bytes, then the name, the extra field and the comment), with whatever values it is given. */
-export function centralHeader(fields: {madeBy: number; flags: number; method: number; crc: number; compressedSize: number; uncompressedSize: number; name: Buffer; extra: Buffer; comment?: Buffer; disk?: number; external: number; offset: number}): Buffer {
-  const comment = fields.comment ?? Buffer.alloc(0)
-  const header = Buffer.alloc(46)
-  header.writeUInt32LE(0x02014b50, 0)
-  header.writeUInt16LE(fields.madeBy, 4)
-  header.writeUInt16LE(20, 6)
-  header.writeUInt16LE(fields.flags, 8)
-  header.writeUInt16LE(fields.method, 10)
-  header.writeUInt16LE(0, 12)
-  header.writeUInt16LE(0x21, 14)
-  header.writeUInt32LE(fields.crc >>> 0, 16)
-  header.writeUInt32LE(fields.compressedSize >>> 0, 20)
-  header.writeUInt32LE(fields.uncompressedSize >>> 0, 24)
-  header.writeUInt16LE(fields.name.length, 28)
-  header.writeUInt16LE(fields.extra.length, 30)
-  header.writeUInt16LE(comment.length, 32)
-  header.writeUInt16LE(fields.disk ?? 0, 34)
-  header.writeUInt16LE(0, 36)
-  header.writeUInt32LE(fields.external >>> 0, 38)
-  header.writeUInt32LE(fields.offset >>> 0, 42)
-  return Buffer.concat([header, fields.name, fields.extra, comment])
-}
-
-function endRecord(fields: {disk: number; centralDisk: number; entriesOnDisk: number; entries: number; centralSize: number; centralOffset: number; comment: Buffer}): Buffer {
-  const record = Buffer.alloc(22)
-  record.writeUInt32LE(0x06054b50, 0)
-  record.writeUInt16LE(fields.disk, 4)
-  record.writeUInt16LE(fields.centralDisk, 6)
-  record.writeUInt16LE(fields.entriesOnDisk, 8)
-  record.writeUInt16LE(fields.entries, 10)
-  record.writeUInt32LE(fields.centralSize >>> 0, 12)
-  record.writeUInt32LE(fields.centralOffset >>> 0, 16)
-  record.writeUInt16LE(fields.comment.length, 20)
-  return Buffer.concat([record, fields.comment])
-}
-
-function zip64EndRecords(entries: number, centralSize: number, centralOffset: number, recordOffset: number): Buffer {
-  const record = Buffer.alloc(56)
-  record.writeUInt32LE(0x06064b50, 0)
-  record.writeBigUInt64LE(44n, 4)
-  record.writeUInt16LE(madeByUnix, 12)
-  record.writeUInt16LE(45, 14)
-  record.writeBigUInt64LE(BigInt(entries), 24)
-  record.writeBigUInt64LE(BigInt(entries), 32)
-  record.writeBigUInt64LE(BigInt(centralSize), 40)
-  record.writeBigUInt64LE(BigInt(centralOffset), 48)
-  const locator = Buffer.alloc(20)
-  locator.writeUInt32LE(0x07064b50, 0)
-  locator.writeBigUInt64LE(BigInt(recordOffset), 8)
-  locator.writeUInt32LE(1, 16)
-  return Buffer.concat([record, locator])
-}
-
 /** Builds a ZIP from raw entries, in the order given, with whatever lies the entries and options carry. */
 function buildZip(entries: readonly RawEntry[], options: BuildOptions = {}): Buffer {
-  const prepend = options.prepend ?? Buffer.alloc(0)
-  const parts: Buffer[] = [prepend]
-  const central: Buffer[] = []
-  let offset = options.adjustOffsets ? prepend.length : 0
-  for (const entry of entries) {
-    const name = bytes(entry.name)
-    const data = entry.data ?? Buffer.alloc(0)
-    const method = entry.method ?? 8
-    const payload = entry.payload ?? (method === 8 ? zlib.deflateRawSync(data) : data)
-    const flags = entry.flags ?? flagUtf8
-    const crc = entry.crc ?? zlib.crc32(data)
-    const compressedSize = entry.compressedSize ?? payload.length
-    const uncompressedSize = entry.uncompressedSize ?? data.length
-    let headerOffset = entry.localHeaderOffset
-    if (headerOffset === undefined) {
-      headerOffset = offset
-      const local = entry.local ?? {}
-      const header = localHeader({
-        signature: local.signature,
-        flags: local.flags ?? flags,
-        method: local.method ?? method,
-        crc: local.crc ?? (flags & 0x8 ? 0 : crc),
-        compressedSize: local.compressedSize ?? (flags & 0x8 ? 0 : compressedSize),
-        uncompressedSize: local.uncompressedSize ?? (flags & 0x8 ? 0 : uncompressedSize),
-        name: local.name === undefined ? name : bytes(local.name),
-        extra: entry.localExtra ?? Buffer.alloc(0),
-      })
-      const after = entry.after ?? Buffer.alloc(0)
-      parts.push(header, payload, after)
-      offset += header.length + payload.length + after.length
-    }
-    central.push(
-      centralHeader({
-        madeBy: entry.versionMadeBy ?? madeByUnix,
-        flags,
-        method,
-        crc,
-        compressedSize,
-        uncompressedSize,
-        name,
-        extra: entry.centralExtra ?? Buffer.alloc(0),
-        comment: entry.comment,
-        disk: entry.disk,
-        external: entry.externalAttributes ?? ((entry.mode ?? 0o100644) << 16) >>> 0,
-        offset: headerOffset,
-      }),
-    )
-  }
-  const centralDirectory = Buffer.concat(options.centralOrder ? options.centralOrder.map((index) => central[index]!) : central)
-  const centralOffset = offset
-  parts.push(centralDirectory)
-  offset += centralDirectory.length
-  if (options.beforeEnd) {
-    parts.push(options.beforeEnd)
-    offset += options.beforeEnd.length
-  }
-  if (options.zip64) parts.push(zip64EndRecords(entries.length, centralDirectory.length, centralOffset, offset))
-  const end = {
-    disk: 0,
-    centralDisk: 0,
-    entriesOnDisk: options.zip64 ? 0xffff : entries.length,
-    entries: options.zip64 ? 0xffff : entries.length,
-    centralSize: options.zip64 ? 0xffffffff : centralDirectory.length,
-    centralOffset: options.zip64 ? 0xffffffff : centralOffset,
-    ...options.end,
-  }
-  parts.push(endRecord({...end, comment: options.comment ?? Buffer.alloc(0)}), options.append ?? Buffer.alloc(0))
-  return Buffer.concat(parts)
+  return serializeZip({
+    prefix: options.prepend ?? Buffer.alloc(0),
+    prefixInOffsets: options.adjustOffsets === true,
+    entries: entries.map(zipEntry),
+    centralOrder: options.centralOrder === undefined ? entries.map((_, index) => index) : [...options.centralOrder],
+    beforeEnd: options.beforeEnd ?? Buffer.alloc(0),
+    end: {disk: 0, centralDisk: 0, comment: options.comment ?? Buffer.alloc(0), ...(options.zip64 === true ? {zip64: true} : {}), ...options.end},
+    suffix: options.append ?? Buffer.alloc(0),
+  })
 }
 
 /** Writes stored entries of `size` zero bytes each, leaving the data as holes: a huge archive that takes no disk space. */
@@ -232,16 +72,15 @@ async function writeSparseStoredZip(file: string, entries: readonly {name: strin
   try {
     const central: Buffer[] = []
     let offset = 0
-    for (const entry of entries) {
-      const name = bytes(entry.name)
-      const crc = crcOfZeros(entry.size)
-      const header = localHeader({flags: flagUtf8, method: 0, crc, compressedSize: entry.size, uncompressedSize: entry.size, name, extra: Buffer.alloc(0)})
+    for (const {name, size} of entries) {
+      const entry = zipEntry({name, method: 0, payload: Buffer.alloc(0), crc: crcOfZeros(size), compressedSize: size, uncompressedSize: size})
+      const header = localHeaderBytes(entry.local)
       await handle.write(header, 0, header.length, offset)
-      central.push(centralHeader({madeBy: madeByUnix, flags: flagUtf8, method: 0, crc, compressedSize: entry.size, uncompressedSize: entry.size, name, extra: Buffer.alloc(0), external: (0o100644 << 16) >>> 0, offset}))
-      offset += header.length + entry.size
+      central.push(centralHeaderBytes(entry.central, offset))
+      offset += header.length + size
     }
     const directory = Buffer.concat(central)
-    const end = endRecord({disk: 0, centralDisk: 0, entriesOnDisk: entries.length, entries: entries.length, centralSize: directory.length, centralOffset: offset, comment: Buffer.alloc(0)})
+    const end = endRecordBytes({disk: 0, centralDisk: 0, entriesOnDisk: entries.length, entries: entries.length, centralSize: directory.length, centralOffset: offset, comment: Buffer.alloc(0)})
     const tail = Buffer.concat([directory, end])
     await handle.write(tail, 0, tail.length, offset)
   } finally {
@@ -390,14 +229,6 @@ function dataDescriptor(crc: number, compressedSize: number, uncompressedSize: n
   return descriptor
 }
 
-/** One extra field: its id, its length and `body`. */
-function extraField(id: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(4)
-  header.writeUInt16LE(id, 0)
-  header.writeUInt16LE(body.length, 2)
-  return Buffer.concat([header, body])
-}
-
 /** `deflated` behind one non-final empty stored block per byte of `hidden`: 5 bytes that inflate to nothing, whose 5 spare bits carry 5 bits of it. */
 function paddedDeflate(deflated: Buffer, hidden: Buffer): Buffer {
   return Buffer.concat([...[...hidden].map((bits) => Buffer.from([(bits & 0x1f) << 3, 0x00, 0x00, 0xff, 0xff])), deflated])
@@ -494,7 +325,7 @@ const definitions: CaseDefinition[] = [
   // Fifield bombs and overlaps.
   {name: 'overlapping-entries', description: 'a stored entry whose data quotes the next entry whole', code: 'archive-malformed', reason: 'overlapping-entries', build: () => {
     const inner = {name: 'inner.txt', data: note}
-    const innerRecord = localHeader({flags: flagUtf8, method: 0, crc: zlib.crc32(note), compressedSize: note.length, uncompressedSize: note.length, name: bytes(inner.name), extra: Buffer.alloc(0)})
+    const innerRecord = localHeaderBytes(zipEntry({...inner, method: 0}).local)
     const outerName = 'outer.bin'
     const quoted = Buffer.concat([innerRecord, note])
     return buildZip([

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
@@ -8,7 +9,7 @@ import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcr
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 describe('the direction of imports (.dependency-cruiser.cjs, docs/architecture.md)', () => {
-  it('has no import cycle, no upward or sideways import inside src/, and commands reach src/ only through src/index.ts', async () => {
+  it('has no import cycle, no upward or sideways import inside src/, and commands reach src/ only through src/cli.ts', async () => {
     const options = await extractDepcruiseOptions(path.join(root, '.dependency-cruiser.cjs'))
     const cwd = process.cwd()
     process.chdir(root)
@@ -45,4 +46,28 @@ describe('the direction of imports (.dependency-cruiser.cjs, docs/architecture.m
       process.chdir(cwd)
     }
   })
+})
+
+describe('where a test lives', () => {
+  /** Every test file under test/, relative to it, with the src/ folders its imports reach ('.' for the entries at src/'s top). */
+  function testFiles(): {file: string; folder: string; srcFolders: Set<string>}[] {
+    const files = readdirSync(path.join(root, 'test'), {recursive: true}).map(String).filter((file) => file.endsWith('.test.ts'))
+    return files.map((file) => {
+      const text = readFileSync(path.join(root, 'test', file), 'utf8')
+      const srcFolders = new Set([...text.matchAll(/from '(?:\.\.\/)+src\/([^']+)'/g)].map(([, target]) => (target!.includes('/') ? target!.split('/')[0]! : '.')))
+      return {file, folder: file.includes(path.sep) ? file.split(path.sep)[0]! : '.', srcFolders}
+    })
+  }
+
+  for (const mirrored of ['pki', 'revocation']) {
+    it(`test/${mirrored}/ mirrors src/${mirrored}/: each of its tests imports src/${mirrored}/, and a test of nothing but src/${mirrored}/ lives there`, () => {
+      const files = testFiles()
+      assert.ok(files.some(({folder}) => folder === mirrored), `test/${mirrored}/ has no test`)
+      assert.deepEqual(files.filter(({folder, srcFolders}) => folder === mirrored && !srcFolders.has(mirrored)).map(({file}) => file), [])
+      // A test elsewhere may use keys, certificates or lists to test its own folder (test/cli/ tests commands/, which has no src/ folder).
+      const sourceFolders = new Set(readdirSync(path.join(root, 'src'), {withFileTypes: true}).filter((entry) => entry.isDirectory()).map((entry) => entry.name))
+      const strays = files.filter(({folder, srcFolders}) => folder !== mirrored && sourceFolders.has(folder) && srcFolders.size === 1 && srcFolders.has(mirrored))
+      assert.deepEqual(strays.map(({file}) => file), [])
+    })
+  }
 })

@@ -1,12 +1,11 @@
-import {activate} from '../../src/index.js'
+import {activate} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Activate from '../activate.js'
 
-/** The arguments and flags of `svc-plugin activate`, as parsed (by oclif, or by the direct path). */
-export interface ActivateInput {
-  readonly args: {readonly id: string; readonly version: string}
-  readonly flags: {readonly 'data-root': string; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin activate`, as oclif parsed them from the declarations of {@link Activate}. */
+export type ActivateInput = CommandInput<typeof Activate>
 
 /** `svc-plugin activate`: makes an installed version the active one. */
 export async function activateCommand({args: {id, version}, flags}: ActivateInput, {output}: ActionContext): Promise<ExitCode> {

@@ -1,21 +1,14 @@
-import {developPlugin, findRepositoryRoot, plural, subjectsTextLines, type DevelopRound} from '../../src/index.js'
+import {developPlugin, findRepositoryRoot, plural, subjectsTextLines, type DevelopRound} from '#cli'
 import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeFor} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Dev from '../dev.js'
 
-/** The arguments and flags of `svc-plugin dev`, as parsed (by oclif, or by the direct path). */
-export interface DevInput {
-  readonly args: {readonly folder: string}
-  readonly flags: {
-    readonly 'data-root': string
-    readonly rid?: string | undefined
-    readonly once: boolean
-    readonly json: boolean
-    readonly quiet: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin dev`, as oclif parsed them from the declarations of {@link Dev}. */
+export type DevInput = CommandInput<typeof Dev>
 
 /**
  * `svc-plugin dev`: the development loop (the library `developPlugin`), one line per round. Ctrl-C (or a

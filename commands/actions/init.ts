@@ -1,22 +1,12 @@
-import {initDefaults, initPlugin, shellCommand} from '../../src/index.js'
+import {initDefaults, initPlugin, shellCommand} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import {askInitAnswers, linePrompter, type InitAnswers} from '../prompt.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Init from '../init.js'
 
-/** The arguments and flags of `svc-plugin init`, as parsed (by oclif, or by the direct path). */
-export interface InitInput {
-  readonly args: {readonly dir: string}
-  readonly flags: {
-    readonly id?: string | undefined
-    readonly name?: string | undefined
-    readonly version?: string | undefined
-    readonly publisher?: string | undefined
-    readonly rid?: string | undefined
-    readonly entrypoint?: string | undefined
-    readonly yes: boolean
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin init`, as oclif parsed them from the declarations of {@link Init}. */
+export type InitInput = CommandInput<typeof Init>
 
 /**
  * `svc-plugin init [DIR]`: writes a new plugin's manifest and a placeholder entrypoint per runtime. On a

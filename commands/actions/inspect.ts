@@ -1,12 +1,11 @@
-import {artifactDigestOf, formatMiB, inspect, type Inspection, type SignatureFacts} from '../../src/index.js'
+import {artifactDigestOf, formatMiB, inspect, type Inspection, type SignatureFacts} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Inspect from '../inspect.js'
 
-/** The arguments and flags of `svc-plugin inspect`, as parsed (by oclif, or by the direct path). */
-export interface InspectInput {
-  readonly args: {readonly subject: string}
-  readonly flags: {readonly 'show-digest': boolean; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin inspect`, as oclif parsed them from the declarations of {@link Inspect}. */
+export type InspectInput = CommandInput<typeof Inspect>
 
 /** `svc-plugin inspect`: describes an artifact or a plugin folder without judging it. */
 export async function inspectCommand({args: {subject}, flags}: InspectInput, {output}: ActionContext): Promise<ExitCode> {

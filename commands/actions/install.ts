@@ -1,37 +1,19 @@
-import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
+import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {AdvisedRefusal} from '../failure.js'
 import {environmentVariables} from '../environment-variables.js'
 import {warningProblem} from '../json-result.js'
 import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Install from '../install.js'
 
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
 
-/** The arguments and flags of `svc-plugin install`, as parsed (by oclif, or by the direct path). */
-export interface InstallInput {
-  readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'data-root': string
-    readonly rid?: string | undefined
-    readonly 'host-version'?: string | undefined
-    readonly protocol: {readonly minimum: number; readonly maximum: number}
-    readonly trust?: string | undefined
-    readonly 'allow-unsigned': boolean
-    readonly revocations?: string | undefined
-    readonly 'allow-stale-revocations': boolean
-    readonly 'require-container-signature': boolean
-    readonly 'expect-id'?: string | undefined
-    readonly 'expect-version'?: string | undefined
-    readonly 'expect-sha256'?: string | undefined
-    readonly force: boolean
-    readonly activate: boolean
-    readonly retain: number
-    readonly json: boolean
-    readonly quiet: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin install`, as oclif parsed them from the declarations of {@link Install}. */
+export type InstallInput = CommandInput<typeof Install>
 
 /** `svc-plugin install`: the library `install` behind flags, with a progress bar for a large artifact. */
 export async function installCommand({args: {artifact}, flags}: InstallInput, {output}: ActionContext): Promise<ExitCode> {
@@ -57,6 +39,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     force,
     activate,
     retain,
+    signal: commandSignal(),
     onProgress: ({step, bytesDone, bytesTotal}) => {
       if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatMiB(bytesDone))
     },

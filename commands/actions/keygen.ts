@@ -1,11 +1,11 @@
-import {writeKeyPair} from '../../src/index.js'
+import {writeKeyPair} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Keygen from '../keygen.js'
 
-/** The flags of `svc-plugin keygen`, as parsed (by oclif, or by the direct path). */
-export interface KeygenInput {
-  readonly flags: {readonly output: string; readonly name: string; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin keygen`, as oclif parsed them from the declarations of {@link Keygen}. */
+export type KeygenInput = CommandInput<typeof Keygen>
 
 /** `svc-plugin keygen`: writes a fresh Ed25519 key pair. */
 export async function keygenCommand({flags: {output: folder, name, json}}: KeygenInput, {output}: ActionContext): Promise<ExitCode> {

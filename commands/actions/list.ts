@@ -1,11 +1,11 @@
-import {listInstalled, plural} from '../../src/index.js'
+import {listInstalled, plural} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type List from '../list.js'
 
-/** The flags of `svc-plugin list`, as parsed (by oclif, or by the direct path). */
-export interface ListInput {
-  readonly flags: {readonly 'data-root': string; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin list`, as oclif parsed them from the declarations of {@link List}. */
+export type ListInput = CommandInput<typeof List>
 
 /** `svc-plugin list`: the installed plugins of a data root, one line each. */
 export async function listCommand({flags}: ListInput, {output}: ActionContext): Promise<ExitCode> {

@@ -1,19 +1,18 @@
-import {MergeError, merge, plural, subjectsTextLines} from '../../src/index.js'
+import {MergeError, merge, plural, subjectsTextLines} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Merge from '../merge.js'
 
-/** The arguments and flags of `svc-plugin merge`, as parsed (by oclif, or by the direct path). */
-export interface MergeInput {
-  /** The input artifacts. */
-  readonly argv: readonly string[]
-  readonly flags: {readonly output: string; readonly force: boolean; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin merge`, as oclif parsed them from the declarations of {@link Merge}. */
+export type MergeInput = CommandInput<typeof Merge>
 
 /** `svc-plugin merge`: merges per-RID artifacts of one plugin version into one (unsigned). */
 export async function mergeCommand({argv, flags: {output: file, force, json}}: MergeInput, {output}: ActionContext): Promise<ExitCode> {
   try {
-    const result = await merge([...argv], {output: file, force})
+    const result = await merge([...argv], {output: file, force, signal: commandSignal()})
     if (json) {
       output.outJson(result)
       return ExitCode.success

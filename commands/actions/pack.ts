@@ -1,26 +1,17 @@
-import {PackError, formatMiB, pack, plural, subjectsTextLines, type Level, type PackProgress, type PackResult} from '../../src/index.js'
+import {PackError, formatMiB, pack, plural, subjectsTextLines, type PackProgress, type PackResult} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Pack from '../pack.js'
 
 /** Trees at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
 
-/** The arguments and flags of `svc-plugin pack`, as parsed (by oclif, or by the direct path). */
-export interface PackInput {
-  readonly args: {readonly source: string}
-  readonly flags: {
-    readonly output?: string | undefined
-    readonly force: boolean
-    readonly 'dry-run': boolean
-    readonly 'show-digest': boolean
-    readonly level?: Level | undefined
-    readonly 'allow-secret'?: readonly string[] | undefined
-    readonly json: boolean
-    readonly quiet: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin pack`, as oclif parsed them from the declarations of {@link Pack}. */
+export type PackInput = CommandInput<typeof Pack>
 
 /** `svc-plugin pack`: packs the plugin folder (or lists what it would pack), prints what it did and gives the exit status. */
 export async function packCommand({args, flags}: PackInput, context: ActionContext): Promise<ExitCode> {
@@ -37,6 +28,7 @@ export async function packCommand({args, flags}: PackInput, context: ActionConte
       allowSecrets: flags['allow-secret'] ?? [],
       force,
       dryRun,
+      signal: commandSignal(),
       onProgress: (progress: PackProgress) => {
         if (progress.totalBytes < progressThresholdBytes) return
         bar.update(progress.bytes, progress.totalBytes, `${progress.phase} ${progress.files}/${progress.totalFiles} files, ${formatMiB(progress.bytes)}`)

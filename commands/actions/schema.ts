@@ -1,4 +1,4 @@
-import {manifestSchemaText} from '../../src/index.js'
+import {manifestSchemaText} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 

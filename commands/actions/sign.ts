@@ -1,20 +1,12 @@
-import {signArtifactFiles} from '../../src/index.js'
+import {signArtifact} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Sign from '../sign.js'
 
-/** The arguments and flags of `svc-plugin sign`, as parsed (by oclif, or by the direct path). */
-export interface SignInput {
-  readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'private-key': string
-    readonly certificate: string
-    readonly 'certificate-signature': string
-    readonly 'issuer-certificate'?: string | undefined
-    readonly 'issuer-signature'?: string | undefined
-    readonly output: string
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin sign`, as oclif parsed them from the declarations of {@link Sign}. */
+export type SignInput = CommandInput<typeof Sign>
 
 /** `svc-plugin sign`: signs a packed artifact into a new file. */
 export async function signCommand({args: {artifact}, flags}: SignInput, {output}: ActionContext): Promise<ExitCode> {
@@ -27,7 +19,7 @@ export async function signCommand({args: {artifact}, flags}: SignInput, {output}
     'issuer-certificate': issuerCertificateFile,
     'issuer-signature': issuerSignatureFile,
   } = flags
-  const result = await signArtifactFiles({artifact, output: file, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
+  const result = await signArtifact({artifact, output: file, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile, signal: commandSignal()})
   if (json) {
     // The digest is written sha256:<hex> here as in pack and inspect.
     const {output: path, artifactDigest, ...rest} = result

@@ -1,12 +1,11 @@
-import {uninstall} from '../../src/index.js'
+import {uninstall} from '#cli'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Uninstall from '../uninstall.js'
 
-/** The arguments and flags of `svc-plugin uninstall`, as parsed (by oclif, or by the direct path). */
-export interface UninstallInput {
-  readonly args: {readonly id: string}
-  readonly flags: {readonly 'data-root': string; readonly force: boolean; readonly purge: boolean; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin uninstall`, as oclif parsed them from the declarations of {@link Uninstall}. */
+export type UninstallInput = CommandInput<typeof Uninstall>
 
 /** `svc-plugin uninstall`: removes every version of a plugin (and with --purge its data and trust record). */
 export async function uninstallCommand({args: {id}, flags}: UninstallInput, {output}: ActionContext): Promise<ExitCode> {

@@ -11,34 +11,17 @@ import {
   validatePath,
   validatePaths,
   warningLimit,
-  type Level,
-  type ReportFormat,
   type SubjectResult,
-} from '../../src/index.js'
+} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeFor, worstExitCode} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Validate from '../validate.js'
 
-/** The arguments and flags of `svc-plugin validate`, as parsed (by oclif, or by the direct path). */
-export interface ValidateInput {
-  /** The PATH arguments: manifest files, plugin folders, artifacts or glob patterns. */
-  readonly argv: readonly string[]
-  readonly flags: {
-    readonly manifest?: string | undefined
-    readonly directory?: string | undefined
-    readonly artifact?: string | undefined
-    readonly level?: Level | undefined
-    readonly format?: ReportFormat | undefined
-    readonly root?: string | undefined
-    readonly rid?: string | undefined
-    readonly 'host-version'?: string | undefined
-    readonly protocol?: {readonly minimum: number; readonly maximum: number} | undefined
-    readonly 'max-warnings'?: number | undefined
-    readonly json: boolean
-    readonly quiet: boolean
-    readonly 'no-color': boolean
-  }
-}
+/** The arguments and flags of `svc-plugin validate`, as oclif parsed them from the declarations of {@link Validate}. */
+export type ValidateInput = CommandInput<typeof Validate>
 
 /** `svc-plugin validate`: judges each subject, prints the report in the asked format and gives the exit status. */
 export async function validateCommand({argv: paths, flags}: ValidateInput, context: ActionContext): Promise<ExitCode> {
@@ -48,7 +31,7 @@ export async function validateCommand({argv: paths, flags}: ValidateInput, conte
   // An error thrown below (missing file, two subjects) is printed as JSON too when JSON was asked for.
   if (format === 'json') context.reportFailuresAsJson()
   const host = {...(rid === undefined ? {} : {rid}), ...(hostVersion === undefined ? {} : {hostVersion}), ...(protocol === undefined ? {} : {protocol})}
-  const options = {...(level === undefined ? {} : {level}), host}
+  const options = {...(level === undefined ? {} : {level}), host, signal: commandSignal()}
   // One subject named once keeps the one-report document; several PATHs or a pattern report every subject.
   const single = paths.length <= 1 && !paths.some(isGlobPattern)
   let subjects: SubjectResult[]

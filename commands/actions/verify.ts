@@ -1,24 +1,15 @@
-import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../../src/index.js'
+import {readRevocationList, readTrustStore, verifyArtifact, verifyInstalled, type VerificationResult} from '#cli'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
 import type {CommandOutput} from '../output.js'
 import type {ActionContext} from './action.js'
+import type {CommandInput} from '../base.js'
+import type Verify from '../verify.js'
 
-/** The arguments and flags of `svc-plugin verify`, as parsed (by oclif, or by the direct path). */
-export interface VerifyInput {
-  readonly args: {readonly artifact?: string | undefined}
-  readonly flags: {
-    readonly trust: string
-    readonly revocations?: string | undefined
-    readonly 'allow-stale-revocations': boolean
-    readonly 'require-container-signature': boolean
-    readonly installed?: string | undefined
-    readonly version?: string | undefined
-    readonly 'data-root'?: string | undefined
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin verify`, as oclif parsed them from the declarations of {@link Verify}. */
+export type VerifyInput = CommandInput<typeof Verify>
 
 /** `svc-plugin verify`: verifies an artifact (or, with --installed, an installed version), prints the verdict and gives the exit status. */
 export async function verifyCommand(input: VerifyInput, {output}: ActionContext): Promise<ExitCode> {
@@ -26,7 +17,7 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
   const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations, 'require-container-signature': requireContainerSignature} = flags
-  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature})
+  const result = await verifyArtifact(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature, signal: commandSignal()})
   const warnings = [...result.warnings, ...(result.revocations?.stale ? [{code: 'revocation-list-stale', message: staleWarning(result.revocations)}] : [])]
   for (const item of warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) {
@@ -57,6 +48,7 @@ async function verifyInstalledPlugin(id: string, {flags}: VerifyInput, output: C
     ...(version === undefined ? {} : {version}),
     trust: await readTrustStore(trust),
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
+    signal: commandSignal(),
   })
   for (const item of result.warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) output.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {certIssueCommand} from '../actions/cert/issue.js'
 import {BaseCommand} from '../base.js'
 import {choiceFlag} from '../flags.js'
-import {keyUsages, subjectKinds} from '../../src/index.js'
+import {keyUsages, subjectKinds} from '#cli'
 
 export default class CertIssue extends BaseCommand<typeof CertIssue> {
   static override summary = 'Issue a certificate for a public key, signed by the root or by an issuer certificate.'
@@ -34,6 +34,6 @@ Exit status: 0 written, 1 the certificate was refused (invalid subject key, issu
   }
 
   async run(): Promise<void> {
-    this.setExit(await certIssueCommand({flags: this.flags}, this.context))
+    this.setExit(await certIssueCommand(this.input, this.context))
   }
 }

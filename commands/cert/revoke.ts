@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {certRevokeCommand} from '../actions/cert/revoke.js'
 import {BaseCommand} from '../base.js'
 import {choiceFlag} from '../flags.js'
-import {revocationReasons} from '../../src/index.js'
+import {revocationReasons} from '#cli'
 
 export default class CertRevoke extends BaseCommand<typeof CertRevoke> {
   static override summary = 'Revoke a certificate, a key or an artifact in a root-signed revocation list.'
@@ -37,6 +37,6 @@ Exit status: 0 revoked, 1 refused (already revoked, the list does not verify und
   }
 
   async run(): Promise<void> {
-    this.setExit(await certRevokeCommand({flags: this.flags}, this.context))
+    this.setExit(await certRevokeCommand(this.input, this.context))
   }
 }

@@ -16,6 +16,6 @@ Exit status: 0 written, 2 a file already exists or the root key id is not root_ 
   }
 
   async run(): Promise<void> {
-    this.setExit(await certRootCommand({flags: this.flags}, this.context))
+    this.setExit(await certRootCommand(this.input, this.context))
   }
 }

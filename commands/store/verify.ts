@@ -37,6 +37,6 @@ Exit status: 0 accepted, 1 refused, 2 usage error, 3 the artifact, the trust sto
   }
 
   async run(): Promise<void> {
-    this.setExit(await storeVerifyCommand({args: this.args, flags: this.flags}, this.context))
+    this.setExit(await storeVerifyCommand(this.input, this.context))
   }
 }

@@ -5,7 +5,8 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {classifyInput, wrongInput} from '../artifact/input-kind.js'
 import {ignoreFileName, readPackageFileRule, type PackageFileRule} from '../artifact/package-files.js'
-import {SvcPluginError, isSvcPluginError} from '../errors.js'
+import {isSvcPluginError, type SvcPluginError} from '../errors.js'
+import {DevelopError} from './errors.js'
 import {OutputScope} from '../fs/output.js'
 import {watchTree} from '../fs/watch-tree.js'
 import {install} from '../install/install.js'
@@ -16,12 +17,6 @@ import {developmentHostVersion} from '../model/compatibility.js'
 import {pack} from '../pack/pack.js'
 import {validatePath} from '../validate/validate-path.js'
 import {ChangeQueue} from './changes.js'
-
-/** Why `developPlugin` does not start. */
-export type DevelopErrorCode = 'data-root-inside-plugin'
-
-/** Thrown by {@link developPlugin} before its first round; nothing is written. */
-export class DevelopError extends SvcPluginError<DevelopErrorCode> {}
 
 /** Options of {@link developPlugin}. Only `dataRoot` is required. */
 export interface DevelopOptions {

@@ -1,18 +1,12 @@
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
-import {SvcPluginError} from '../errors.js'
+import {InitError} from './errors.js'
 import {outputTaken, withOutputs} from '../fs/output.js'
 import {ignoreFileName} from '../artifact/package-files.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
 import {plural} from '../quantities.js'
 import {validateManifest} from '../manifest/validate.js'
 import {hostRid} from '../model/rid.js'
-
-/** Why `initPlugin` wrote nothing: a value for the manifest that would not validate. */
-export type InitErrorCode = 'invalid-argument'
-
-/** Thrown by {@link initPlugin} for a value that would make the new manifest invalid; nothing is written. */
-export class InitError extends SvcPluginError<InitErrorCode> {}
 
 /** What the new plugin declares; every member has a default derived from the folder's name. */
 export interface InitOptions {

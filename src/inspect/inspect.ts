@@ -5,7 +5,7 @@ import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
 import {withArtifact, type OpenedArtifact} from '../artifact/open.js'
 import {certificateIdPattern, maxCertificateBytes, readCertificateObject} from '../pki/certificate.js'
-import {SvcPluginError} from '../errors.js'
+import {InspectError} from './errors.js'
 import {readInputFile} from '../fs/input.js'
 import type {ReadJsonResult} from '../json/strict-json.js'
 import {readManifestDocument} from '../manifest/validate.js'
@@ -13,12 +13,6 @@ import {maxManifestBytes} from '../model/manifest-size.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {signingFileNames} from '../model/signing-files.js'
 import {isKnownPermission} from '../model/index.js'
-
-/** Why `inspect` could not describe its subject. */
-export type InspectErrorCode = 'file-not-found' | 'manifest-missing' | 'manifest-malformed'
-
-/** Thrown by {@link inspect} when there is no readable manifest to describe. */
-export class InspectError extends SvcPluginError<InspectErrorCode> {}
 
 /**
  * How a `signature` block looks, without verifying it: `well-formed` (an Ed25519 value of 64 bytes, not

@@ -1,3 +1,5 @@
+import {readFileSync} from 'node:fs'
+
 /** Shape of an entrypoint key: a .NET runtime identifier (a bare RID without a hyphen is accepted). */
 export const ridPattern: RegExp = /^[A-Za-z0-9.-]+$/
 
@@ -54,9 +56,29 @@ export function platformRid(platform: string, arch: string, musl: boolean): stri
   return os === 'linux' && musl ? `linux-musl-${cpu}` : `${os}-${cpu}`
 }
 
-/** True on a Linux whose C library is not glibc: the diagnostic report then names no glibc runtime version. */
+/**
+ * The C library `ldd` belongs to, from its text: the script glibc installs names the GNU C Library, and
+ * musl's names its loader (`/lib/ld-musl-x86_64.so.1`); `undefined` for anything else.
+ */
+export function libcOfLdd(text: string): 'glibc' | 'musl' | undefined {
+  if (text.includes('musl')) return 'musl'
+  return text.includes('GNU C Library') || text.includes('GLIBC') ? 'glibc' : undefined
+}
+
+/**
+ * True on a Linux whose C library is not glibc. `/usr/bin/ldd` says which it is in one small read; without
+ * it, the diagnostic report does (it names no glibc runtime version on musl), which costs a command tens of
+ * milliseconds to gather.
+ */
 function runsOnMusl(): boolean {
   if (process.platform !== 'linux') return false
+  let ldd: 'glibc' | 'musl' | undefined
+  try {
+    ldd = libcOfLdd(readFileSync('/usr/bin/ldd', 'latin1'))
+  } catch {
+    ldd = undefined
+  }
+  if (ldd !== undefined) return ldd === 'musl'
   const report = process.report?.getReport() as {header?: {glibcVersionRuntime?: unknown}} | undefined
   return report?.header !== undefined && report.header.glibcVersionRuntime === undefined
 }

@@ -1,6 +1,7 @@
 import {open} from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
+import {throwIfCancelled} from '../cancellation.js'
 import {temporarySibling} from '../fs/durable.js'
 import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
@@ -11,20 +12,76 @@ import {containerClaim, type ContainerClaim} from '../artifact/container.js'
 import type {ManifestRead} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
+import type {CertificateFiles} from '../pki/certificate.js'
 import {SigningError} from '../pki/errors.js'
 import {readPrivateKeyFile} from '../pki/keys.js'
 import {errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
 import {runChecklist} from './verify.js'
 import {readArtifactContents, signerContext} from './verify-artifact.js'
 
-/** What `signArtifact` needs. */
-export interface SignArtifactOptions extends SigningCredentials {
+/**
+ * What `signArtifact` needs: the artifact, the output, and the signing key and certificates, each given as
+ * its bytes or as its files (`invalid-signer` when one is given in neither form, or in both).
+ */
+export type SignArtifactOptions = SignArtifactTarget & SigningKeySource & SigningCertificateSource & IssuerCertificateSource
+
+/** The artifact to sign, where to write it, when, and within which limits. */
+export interface SignArtifactTarget {
   /** The packed, unsigned `.svcPlugin`. */
   artifact: string
   /** Where to write the signed artifact; never overwritten. */
   output: string
+  /** The signing time (default: now), written as `signedAt` to the second. */
+  now?: Date
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the signing: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) and leaves no output, also when the signed file was written and was being read back.
+   */
+  signal?: AbortSignal
+}
+
+/** The certificate's private key, as its 32-byte seed (`privateKey`) or as its file (`privateKeyFile`). */
+export type SigningKeySource =
+  | {
+      /** The 32-byte private seed of the certificate's key. */
+      privateKey: Uint8Array
+      privateKeyFile?: never
+    }
+  | {
+      /** The private key's file, as `keys create` writes it. */
+      privateKeyFile: string
+      privateKey?: never
+    }
+
+/** The signing certificate, as its bytes (`certificate`) or as its two files. */
+export type SigningCertificateSource =
+  | {
+      /** certificate.json and the base64 of its signature. */
+      certificate: CertificateFiles
+      certificateFile?: never
+      certificateSignatureFile?: never
+    }
+  | {
+      /** certificate.json. */
+      certificateFile: string
+      /** certificate.sig. */
+      certificateSignatureFile: string
+      certificate?: never
+    }
+
+/**
+ * The issuer certificate, when the signing certificate is issued by one: as its bytes (`issuer`) or as its
+ * two files, both or neither.
+ */
+export interface IssuerCertificateSource {
+  /** issuer.json and the base64 of its signature. */
+  issuer?: CertificateFiles
+  /** issuer.json (with `issuerSignatureFile`; not with `issuer`). */
+  issuerCertificateFile?: string
+  /** issuer.sig (with `issuerCertificateFile`; not with `issuer`). */
+  issuerSignatureFile?: string
 }
 
 /** What `signArtifact` wrote. */
@@ -51,6 +108,9 @@ export interface SignArtifactResult {
  * leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
+  const {signal} = options
+  throwIfCancelled(signal)
+  const credentials = await readCredentials(options)
   const limits = resolveLimits(options.limits)
   const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
@@ -58,58 +118,60 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
     await outputs.prepare(options.output)
     const target = path.resolve(options.output)
     const temporary = temporarySibling(target)
-    const plan = await withArtifact(options.artifact, {limits}, async (artifact) => {
-      const planned = planSignature(await artifact.contents(), {...options, now})
-      await writeSigned(temporary, artifact.archive, planned, limits)
+    const plan = await withArtifact(options.artifact, {limits, signal}, async (artifact) => {
+      const planned = planSignature(await artifact.contents(), {...credentials, now})
+      await writeSigned(temporary, artifact.archive, planned, {limits, signal})
       return planned
     })
     // Removed unless the signed file is moved onto the output.
     outputs.adopt(temporary)
-    const signed = await sealContainer(temporary, plan, limits)
+    const signed = await sealContainer(temporary, plan, {limits, signal})
     // sign verifies what it wrote, from the file, as a verifier will read it.
-    const check = await readArtifactContents(temporary, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
+    const check = await readArtifactContents(temporary, {limits, signal}, async (contents) => runChecklist(contents, signerContext(now)))
+    // The last abort point: once placed, the signed artifact is the result.
+    throwIfCancelled(signal)
     if ('code' in check) throw errorFrom(check)
     await placeFile(temporary, target, false)
     return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${signed.containerDigest}`}
   })
 }
 
-/** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
-export interface SignArtifactFilesOptions {
-  artifact: string
-  output: string
-  privateKeyFile: string
-  certificateFile: string
-  certificateSignatureFile: string
-  /** issuer.json and issuer.sig, both or neither (`invalid-signer`). */
-  issuerCertificateFile?: string
-  issuerSignatureFile?: string
-  now?: Date
-  limits?: Partial<ArchiveLimits>
+/**
+ * The signing key and certificates of `options`, each read from its files when given as files;
+ * `invalid-signer` when one is given in neither form or in both, or an issuer file without the other.
+ */
+async function readCredentials(options: SignArtifactOptions): Promise<Omit<SigningCredentials, 'now'>> {
+  const {privateKey, privateKeyFile, certificate, certificateFile, certificateSignatureFile, issuer, issuerCertificateFile, issuerSignatureFile} = options
+  const key = oneForm('the private key', privateKey, [privateKeyFile])
+  const signing = oneForm('the certificate', certificate, [certificateFile, certificateSignatureFile])
+  const issuing = oneForm('the issuer certificate', issuer, [issuerCertificateFile, issuerSignatureFile])
+  if (key === null) throw new SigningError('invalid-signer', 'Give the private key (privateKey) or its file (privateKeyFile).')
+  if (signing === null) throw new SigningError('invalid-signer', 'Give the certificate (certificate) or its two files (certificateFile, certificateSignatureFile).')
+  return {
+    privateKey: 'value' in key ? key.value : await readPrivateKeyFile(key.files[0] as string),
+    certificate: 'value' in signing ? signing.value : await readCertificateFiles(signing.files[0] as string, signing.files[1] as string),
+    ...(issuing === null ? {} : {issuer: 'value' in issuing ? issuing.value : await readCertificateFiles(issuing.files[0] as string, issuing.files[1] as string)}),
+  }
 }
 
-/** Reads the key and certificate files, then `signArtifact`. */
-export async function signArtifactFiles(options: SignArtifactFilesOptions): Promise<SignArtifactResult> {
-  const {issuerCertificateFile, issuerSignatureFile} = options
-  if ((issuerCertificateFile === undefined) !== (issuerSignatureFile === undefined)) {
-    throw new SigningError('invalid-signer', 'Give both the issuer certificate and its signature, or neither.')
-  }
-  return signArtifact({
-    artifact: options.artifact,
-    output: options.output,
-    privateKey: await readPrivateKeyFile(options.privateKeyFile),
-    certificate: await readCertificateFiles(options.certificateFile, options.certificateSignatureFile),
-    issuer: issuerCertificateFile === undefined ? undefined : await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string),
-    now: options.now,
-    limits: options.limits,
-  })
+/**
+ * Which form `what` is given in: its value, all of its files, or neither (null); `invalid-signer` when it
+ * is given in both forms or by some of its files only.
+ */
+function oneForm<T>(what: string, value: T | undefined, files: readonly (string | undefined)[]): {value: T} | {files: string[]} | null {
+  const given = files.filter((file): file is string => file !== undefined)
+  if (value !== undefined && given.length > 0) throw new SigningError('invalid-signer', `Give ${what} or its files, not both.`)
+  if (value !== undefined) return {value}
+  if (given.length === 0) return null
+  if (given.length < files.length) throw new SigningError('invalid-signer', `Give both files of ${what} (its .json and its .sig), or neither.`)
+  return {files: given}
 }
 
 /**
  * Writes the signed archive with the placeholder manifest (stored, first), then the payload entries
  * copied compressed as they are and the certificate entries, in UTF-8 byte order.
  */
-async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, limits: ArchiveLimits): Promise<void> {
+async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, options: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<void> {
   const entries: WriterEntry[] = []
   for (const entry of source.entries) {
     if (entry.name === manifestEntryName) continue
@@ -129,7 +191,7 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
   const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: true, source: {kind: 'buffer', data: Buffer.from(placeholderManifest(plan))}}
-  await writeArchive(output, [manifest, ...entries], {limits})
+  await writeArchive(output, [manifest, ...entries], options)
 }
 
 /**
@@ -137,15 +199,16 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
  * as zero bytes found as a verifier finds them), signs the manifest that carries it, and writes the real
  * hex digits, signature value and manifest CRC-32 over the placeholders; the file is flushed to disk.
  */
-async function sealContainer(file: string, plan: SignaturePlan, limits: ArchiveLimits): Promise<SignedContents & {containerDigest: string}> {
+async function sealContainer(file: string, plan: SignaturePlan, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<SignedContents & {containerDigest: string}> {
   const placeholder = placeholderManifest(plan)
   const claim = containerClaim(placeholder) as ContainerClaim
   // Opened as a verifier opens it: the container evidence is computed with the ranges a verifier finds.
-  const {location, containerDigest} = await withArtifact(file, {limits}, async (artifact) => {
+  const {location, containerDigest} = await withArtifact(file, {limits, signal}, async (artifact) => {
     const evidence = await (artifact.manifest as ManifestRead).container
     if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
     return {location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry), containerDigest: evidence.sha256}
   })
+  throwIfCancelled(signal)
   const signed = signManifest(plan, containerDigest)
   const manifest = Buffer.from(signed.manifest)
   if (manifest.length !== placeholder.length) throw new Error('The signed manifest does not have the length of its placeholder.')

@@ -4,7 +4,8 @@ import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
-import {inspect, install, isSvcPluginError, validateArtifact, verifyArtifact} from '../../src/index.js'
+import {install, isSvcPluginError, verifyArtifact} from '../../src/index.js'
+import {inspect, validateArtifact} from '../../src/tooling.js'
 import {createRoot} from '../../src/pki/trust.js'
 import {tempDir} from '../helpers/cli.js'
 

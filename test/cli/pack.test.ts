@@ -234,7 +234,7 @@ describe('svc-plugin pack', () => {
       const {cwd} = await workspace()
       const result = await runCli(['pack', 'source', '--compress-harder'], {cwd})
       assert.equal(result.status, 2)
-      assert.match(result.stderr, /^error usage: /m)
+      assert.match(result.stderr, /^error unknown-flag: svc-plugin pack has no flag --compress-harder\./m)
       assert.deepEqual((await readdir(cwd)).sort(), ['source'])
     })
 

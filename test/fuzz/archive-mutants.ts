@@ -7,7 +7,7 @@
  */
 import zlib from 'node:zlib'
 import fc from 'fast-check'
-import {centralFields, contentOf, endFields, flagDataDescriptor, localFields, parseZip, recordOffsets, serializeZip, type ZipEntry, type ZipModel} from './zip.js'
+import {centralFields, contentOf, endFields, flagDataDescriptor, localFields, parseZip, recordOffsets, serializeZip, type ZipEntry, type ZipModel} from '../helpers/zip-model.js'
 
 /** A value for a header field: a constant, or relative to the field's value or to the file's size. */
 export type FieldValue = {constant: number} | {relative: 'current' | 'file-size'; delta: number}

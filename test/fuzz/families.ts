@@ -28,7 +28,7 @@ import {archiveMutationArb, describeMutation, mutateArchive, type ArchiveMutatio
 import {documentArb, type ManifestDocument} from './manifest-documents.js'
 import {attempt, badResult, checkReport, checkUpload, checkVerification, type TargetFinding} from './oracle.js'
 import {prepareArchiveSeeds, prepareManifestSeeds, type ArchiveSeeds, type ManifestSeeds} from './seeds.js'
-import {freeFormBytes} from './zip.js'
+import {freeFormBytes} from '../helpers/zip-model.js'
 
 /** One generated case. */
 export interface FuzzCase<Extra = unknown> {

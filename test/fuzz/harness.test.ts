@@ -10,7 +10,8 @@ import {writeArtifact} from '../install/helpers/artifacts.js'
 import {mutateArchive} from './archive-mutants.js'
 import {JsonObject, RawJson, mutateTree, renderTree, treeOf} from './manifest-documents.js'
 import {attempt, checkReport} from './oracle.js'
-import {freeFormBytes, parseZip, serializeZip} from './zip.js'
+import {makeHostileArchives} from '../../scripts/make-hostile-archives.js'
+import {freeFormBytes, parseZip, serializeZip} from '../helpers/zip-model.js'
 
 // The fuzzer's own parts: a broken oracle or ZIP model would make every seeded run pass vacuously.
 
@@ -40,6 +41,21 @@ describe('the ZIP model', () => {
     assert.ok(model)
     assert.equal(model.entries.length, 3)
     assert.deepEqual(serializeZip(model), archive)
+  })
+
+  it('writes back the bytes of every hostile archive it can split (the corpus is built with it)', async () => {
+    const cases = await makeHostileArchives(path.join(work.dir, 'hostile'))
+    const split: string[] = []
+    const changed: string[] = []
+    for (const item of cases.filter(({name}) => !name.includes('bomb') && !/too-large|too-many/.test(name))) {
+      const bytes = await readFile(item.file)
+      const model = parseZip(bytes)
+      if (model === null) continue
+      split.push(item.name)
+      if (!serializeZip(model).equals(bytes)) changed.push(item.name)
+    }
+    assert.deepEqual(changed, [])
+    assert.ok(split.length >= 60, `only ${split.length} hostile archives could be split`)
   })
 
   it('finds no free-form bytes in what the archive writer makes', () => {

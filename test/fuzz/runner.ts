@@ -1,6 +1,6 @@
 /**
- * The fuzz runner: for a seed and a time budget, generates case after case of a family, runs each through
- * the family's targets, and returns how many cases ran and every finding. Case `i` of a family is
+ * The fuzz runner: for a seed and a number of cases or a time budget, generates case after case of a
+ * family, runs each through the family's targets, and returns how many cases ran and every finding. Case `i` of a family is
  * generated from a seed derived from the run's seed, the family and `i` alone, so any case can be
  * regenerated on its own (`runCase`), and a run can resume after case `i`.
  */
@@ -16,14 +16,17 @@ export const defaultTimeoutMs = 5000
 /** Options of a run. */
 export interface RunOptions {
   seed: number
-  /** Time budget of the case loop, per family, in seconds (preparing the seeds is not counted). */
-  seconds: number
+  /**
+   * How many cases of each family to generate: the sample in `npm test` runs the same cases on every run,
+   * however busy the machine is. Without it, the time budget decides.
+   */
+  cases?: number
+  /** Time budget of the case loop, per family, in seconds (preparing the seeds is not counted): `npm run fuzz`. */
+  seconds?: number
   /** Per library call; default {@link defaultTimeoutMs}. */
   timeoutMs?: number
   /** The first case index (default 0): a resumed run starts after the case it stopped at. */
   firstCase?: number
-  /** Stop after this many cases even if time is left. */
-  maxCases?: number
   /**
    * Generate but do not run cases with larger inputs (the sample in `npm test` leaves out the documents of
    * several MiB, which take seconds each; `npm run fuzz` runs everything).
@@ -94,12 +97,13 @@ export async function runCase(
   return {fuzzCase, skipped: false, findings}
 }
 
-/** Runs cases of one family until its budget is spent. */
+/** Runs cases of one family: its number of cases, or until its time budget is spent. */
 export async function runFamily(name: FamilyName, seeds: unknown, work: string, options: RunOptions): Promise<{iterations: number; skipped: number; findings: Finding[]}> {
   const family = families[name]
-  const deadline = performance.now() + options.seconds * 1000
+  if (options.cases === undefined && options.seconds === undefined) throw new Error('a fuzz run needs a number of cases or a time budget')
+  const deadline = options.seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + options.seconds * 1000
   const first = options.firstCase ?? 0
-  const last = first + (options.maxCases ?? Number.POSITIVE_INFINITY)
+  const last = first + (options.cases ?? Number.POSITIVE_INFINITY)
   const findings: Finding[] = []
   let index = first
   let skipped = 0
@@ -113,7 +117,7 @@ export async function runFamily(name: FamilyName, seeds: unknown, work: string, 
   return {iterations: index - first - skipped, skipped, findings}
 }
 
-/** Prepares and runs every family in `names` for `options.seconds` each, one after another. */
+/** Prepares and runs every family in `names` (`options.cases` or `options.seconds` each), one after another. */
 export async function runFuzz(names: readonly FamilyName[], work: string, options: RunOptions): Promise<FuzzResult> {
   const prepared = await prepareSeeds(names, work)
   const result: FuzzResult = {iterations: {}, findings: []}

@@ -21,7 +21,7 @@ import type {UploadAccount} from '../../src/store/verify-upload.js'
 import {corpusDir, casePath, loadCases} from '../fixtures/corpus.js'
 import {craftCertificate, fieldsOf, testNow, validFrom, validTo} from '../signing/pki.js'
 import {treeOf, type ManifestSeed} from './manifest-documents.js'
-import {freeFormBytes} from './zip.js'
+import {freeFormBytes} from '../helpers/zip-model.js'
 
 /** The example plugin folder. */
 export const examplePlugin = path.join(corpusDir, '..', 'example-plugin')

@@ -5,8 +5,7 @@ import {io} from '../../commands/io.js'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
-import {runDirectly} from '../../commands/direct.js'
+import {fileURLToPath} from 'node:url'
 
 /** The repository root (tests run from dist/test/…, sources live beside dist). */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
@@ -79,6 +78,7 @@ let queue: Promise<void> = Promise.resolve()
 function unbundledPackageJson(): Interfaces.PJSON {
   const pjson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as Interfaces.PJSON
   pjson.oclif.commands = {strategy: 'explicit', target: './dist/commands/index.js', identifier: 'COMMANDS'}
+  pjson.oclif.hooks = {command_not_found: './dist/commands/unknown-command.js'}
   return pjson
 }
 
@@ -97,25 +97,6 @@ async function runInProcess(args: string[], options: CliOptions): Promise<CliRes
     }
   })
   return result as CliResult
-}
-
-/**
- * Runs `svc-plugin <args>` in this process on the direct path (commands/direct.ts), as the binary would
- * before it loads oclif; `undefined` when the direct path hands the command line to oclif. The manifest it
- * reads is the one `npm run build` wrote at the repository root.
- */
-export async function runDirect(args: string[], options: Omit<CliOptions, 'input' | 'timeout'> = {}): Promise<CliResult | undefined> {
-  const result = queue.then(() =>
-    inThisProcess(options, async () => {
-      const ran = await runDirectly(args, pathToFileURL(`${repoRoot}${path.sep}`))
-      return ran ? (typeof process.exitCode === 'number' ? process.exitCode : 0) : undefined
-    }),
-  )
-  queue = result.then(
-    () => undefined,
-    () => undefined,
-  )
-  return result
 }
 
 /**

@@ -3,7 +3,7 @@ import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import fc from 'fast-check'
-import {initPlugin, validatePath} from '../../src/index.js'
+import {initPlugin, validatePath} from '../../src/tooling.js'
 import {tempDir} from '../helpers/cli.js'
 
 /** What a folder above the plugin holds: nothing, or a package.json of one kind. */

@@ -1,7 +1,8 @@
+import {readFileSync} from 'node:fs'
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {entrypointCandidates, hostRid, isRid, platformRid, ridPattern} from '../../src/model/index.js'
+import {entrypointCandidates, hostRid, isRid, libcOfLdd, platformRid, ridPattern} from '../../src/model/index.js'
 
 describe('RID keys', () => {
   const valid = ['linux-x64', 'linux-musl-arm64', 'osx-arm64', 'win-x86', 'win10-x64', 'ubuntu.22.04-x64', 'linux', 'LINUX-X64']
@@ -86,5 +87,24 @@ describe('hostRid', () => {
 
   it('answers the same on every call', () => {
     assert.equal(hostRid(), hostRid())
+  })
+
+  it('tells musl from glibc by the ldd it finds as the diagnostic report does, on this machine', () => {
+    const lddText = (() => {
+      try {
+        return readFileSync('/usr/bin/ldd', 'latin1')
+      } catch {
+        return undefined
+      }
+    })()
+    if (process.platform !== 'linux' || lddText === undefined) return
+    const report = process.report.getReport() as {header?: {glibcVersionRuntime?: unknown}}
+    assert.equal(libcOfLdd(lddText), report.header?.glibcVersionRuntime === undefined ? 'musl' : 'glibc')
+  })
+
+  it('reads the ldd of each C library, and nothing else as either', () => {
+    assert.equal(libcOfLdd('#!/bin/bash\n# This file is part of the GNU C Library.\n'), 'glibc')
+    assert.equal(libcOfLdd('#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --list "$@"\n'), 'musl')
+    assert.equal(libcOfLdd('#!/bin/sh\necho not a loader\n'), undefined)
   })
 })

@@ -6,9 +6,9 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {openArchive} from '../../src/archive/reader.js'
-import {parseCertificate} from '../../src/pki/certificate.js'
+import {type CertificateFiles, parseCertificate} from '../../src/pki/certificate.js'
 import {computeArtifactDigest, signatureMessage} from '../../src/artifact/digest.js'
-import {signArtifact} from '../../src/signing/sign-artifact.js'
+import {signArtifact, type SignArtifactTarget} from '../../src/signing/sign-artifact.js'
 import {splitSignedManifest} from '../../src/artifact/trailer.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import {flipByte, writeArtifact} from './artifacts.js'
@@ -29,7 +29,9 @@ after(async () => {
 
 let counter = 0
 const out = (): string => path.join(dir, `signed-${counter++}.svcPlugin`)
-const sign = (options: Partial<Parameters<typeof signArtifact>[0]> = {}) =>
+/** Overrides of the in-memory signing of {@link unsigned}. */
+type SignOverrides = Partial<SignArtifactTarget> & {privateKey?: Uint8Array; certificate?: CertificateFiles; issuer?: CertificateFiles}
+const sign = (options: SignOverrides = {}) =>
   signArtifact({artifact: unsigned, privateKey: pki.signer.privateKey, certificate: pki.certificate, output: out(), now: testNow, ...options})
 
 async function readAll(file: string): Promise<{names: string[]; modes: Map<string, number>; bytes: Map<string, Buffer>}> {

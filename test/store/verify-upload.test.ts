@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import {writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {createRevocationList} from '../../src/revocation/list.js'
-import {createRoot} from '../../src/pki/trust.js'
+import {createRevocationList, type RevocationList} from '../../src/revocation/list.js'
+import {createRoot, type TrustStore} from '../../src/pki/trust.js'
 import {renderUploadText} from '../../src/store/render.js'
 import type {UploadReport} from '../../src/store/report.js'
-import {verifyUpload, type VerifyUploadOptions} from '../../src/store/verify-upload.js'
+import {type UploadSettings, verifyUpload} from '../../src/store/verify-upload.js'
 import {tempDir} from '../helpers/cli.js'
 import {flipByte, withEntry} from '../signing/artifacts.js'
 import {createPki, fieldsOf, testNow} from '../signing/pki.js'
@@ -23,7 +23,7 @@ before(async () => {
 })
 after(async () => cleanup())
 
-const judge = (file: string, options: Partial<VerifyUploadOptions> = {}): Promise<UploadReport> => verifyUpload(file, {account, trust: pki.trust, now: testNow, ...options})
+const judge = (file: string, options: Partial<UploadSettings> & {trust?: TrustStore; revocations?: RevocationList} = {}): Promise<UploadReport> => verifyUpload(file, {account, trust: pki.trust, now: testNow, ...options})
 const write = async (artifact: Parameters<typeof writeArtifact>[1]): Promise<string> => writeArtifact(path.join(dir, `upload-${++counter}.svcPlugin`), artifact)
 const writeSigned = (options: Parameters<typeof writeSignedUpload>[2]): Promise<string> => writeSignedUpload(path.join(dir, `upload-${++counter}.svcPlugin`), pki, options)
 const codes = (report: UploadReport): string[] => report.problems.map((problem) => problem.code)
@@ -33,7 +33,7 @@ describe('verifyUpload', () => {
     const report = await judge(accepted, {publishedVersions: ['1.0.0', '1.4.1', '1.4.2-beta.1']})
     assert.deepEqual(report, {
       accepted: true,
-      pluginId: 'com.example.weather-station',
+      id: 'com.example.weather-station',
       version: '1.4.2',
       problems: [],
       verdict: 'Trusted',
@@ -172,7 +172,7 @@ describe('verifyUpload', () => {
     const file = path.join(dir, 'not-a-zip.svcPlugin')
     await writeFile(file, 'plain text')
     const report = await judge(file)
-    assert.deepEqual([report.accepted, report.verdict, report.pluginId], [false, 'Malformed', null])
+    assert.deepEqual([report.accepted, report.verdict, report.id], [false, 'Malformed', null])
     assert.equal(report.problems.length, 1)
     assert.equal(report.problems[0]?.code, 'package-unreadable')
     assert.equal(report.problems[0]?.archiveCode, 'not-an-artifact')

@@ -1,26 +1,11 @@
-import {issueCertificateFiles, type keyUsages, type subjectKinds} from '../../../src/index.js'
+import {issueCertificateFiles} from '#cli'
 import {ExitCode} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
+import type {CommandInput} from '../../base.js'
+import type CertIssue from '../../cert/issue.js'
 
-/** The flags of `svc-plugin cert issue`, as parsed (by oclif, or by the direct path). */
-export interface CertIssueInput {
-  readonly flags: {
-    readonly 'root-key'?: string | undefined
-    readonly 'issuer-key'?: string | undefined
-    readonly 'issuer-certificate'?: string | undefined
-    readonly 'issuer-signature'?: string | undefined
-    readonly 'subject-public-key': string
-    readonly 'subject-kind': (typeof subjectKinds)[number]
-    readonly 'subject-id': string
-    readonly 'subject-name': string
-    readonly usage: (typeof keyUsages)[number]
-    readonly 'not-before'?: string | undefined
-    readonly 'not-after': string
-    readonly 'root-key-id'?: string | undefined
-    readonly output: string
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin cert issue`, as oclif parsed them from the declarations of {@link CertIssue}. */
+export type CertIssueInput = CommandInput<typeof CertIssue>
 
 /** `svc-plugin cert issue`: issues a certificate signed by the root or by an issuer certificate. */
 export async function certIssueCommand({flags}: CertIssueInput, {output}: ActionContext): Promise<ExitCode> {

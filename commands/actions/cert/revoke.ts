@@ -1,24 +1,11 @@
-import {revokeInFile, type RevocationReason} from '../../../src/index.js'
+import {revokeInFile} from '#cli'
 import {ExitCode} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
+import type {CommandInput} from '../../base.js'
+import type CertRevoke from '../../cert/revoke.js'
 
-/** The flags of `svc-plugin cert revoke`, as parsed (by oclif, or by the direct path). */
-export interface CertRevokeInput {
-  readonly flags: {
-    readonly list: string
-    readonly 'root-key': string
-    readonly 'root-key-id'?: string | undefined
-    readonly certificate?: string | undefined
-    readonly 'certificate-id'?: string | undefined
-    readonly 'public-key'?: string | undefined
-    readonly artifact?: string | undefined
-    readonly 'artifact-digest'?: string | undefined
-    readonly reason: RevocationReason
-    readonly 'revoked-at'?: string | undefined
-    readonly 'next-update'?: string | undefined
-    readonly json: boolean
-  }
-}
+/** The arguments and flags of `svc-plugin cert revoke`, as oclif parsed them from the declarations of {@link CertRevoke}. */
+export type CertRevokeInput = CommandInput<typeof CertRevoke>
 
 /** `svc-plugin cert revoke`: adds an entry to the root-signed revocation list (created when missing). */
 export async function certRevokeCommand({flags}: CertRevokeInput, {output}: ActionContext): Promise<ExitCode> {

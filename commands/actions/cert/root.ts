@@ -1,11 +1,11 @@
-import {writeRoot} from '../../../src/index.js'
+import {writeRoot} from '#cli'
 import {ExitCode} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
+import type {CommandInput} from '../../base.js'
+import type CertRoot from '../../cert/root.js'
 
-/** The flags of `svc-plugin cert root`, as parsed (by oclif, or by the direct path). */
-export interface CertRootInput {
-  readonly flags: {readonly output: string; readonly 'root-key-id'?: string | undefined; readonly json: boolean}
-}
+/** The arguments and flags of `svc-plugin cert root`, as oclif parsed them from the declarations of {@link CertRoot}. */
+export type CertRootInput = CommandInput<typeof CertRoot>
 
 /** `svc-plugin cert root`: a root key and the trust store that trusts it. */
 export async function certRootCommand({flags}: CertRootInput, {output}: ActionContext): Promise<ExitCode> {

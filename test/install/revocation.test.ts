@@ -7,8 +7,8 @@ import type {InstallOptions} from '../../src/install/types.js'
 import {createRevocationList, type RevocationRequest} from '../../src/revocation/list.js'
 import {revocationStateFile} from '../../src/install/revocation-state.js'
 import {tempDir} from '../helpers/cli.js'
-import {signedSample, writeArtifact} from './artifacts.js'
-import {createPki, fieldsOf, testNow} from './pki.js'
+import {signedSample, writeArtifact} from '../signing/artifacts.js'
+import {createPki, fieldsOf, testNow} from '../signing/pki.js'
 
 describe('install with a revocation list', () => {
   const pki = createPki()

@@ -21,8 +21,8 @@ import {splitSignedManifest} from '../../src/artifact/trailer.js'
 import {createRoot} from '../../src/pki/trust.js'
 import {verifyContents} from '../../src/signing/verify.js'
 import {tempDir} from '../helpers/cli.js'
-import {type Artifact, contentsOf, flipByte, forgeSigned, signedSample} from './artifacts.js'
-import {createPki, digestsOf, fieldsOf, issueFor, samplePlugin, type TestPki, testNow} from './pki.js'
+import {type Artifact, contentsOf, flipByte, forgeSigned, signedSample} from '../signing/artifacts.js'
+import {createPki, digestsOf, fieldsOf, issueFor, samplePlugin, type TestPki, testNow} from '../signing/pki.js'
 
 const hour = 60 * 60 * 1000
 const listTime = new Date(testNow.getTime() - 24 * hour)

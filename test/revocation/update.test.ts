@@ -9,8 +9,8 @@ import {artifactRevocationDigest} from '../../src/revocation/target.js'
 import {revokeInFile} from '../../src/revocation/update.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import {tempDir} from '../helpers/cli.js'
-import {signedSample, writeArtifact} from './artifacts.js'
-import {createPki, fieldsOf, samplePlugin, testNow} from './pki.js'
+import {signedSample, writeArtifact} from '../signing/artifacts.js'
+import {createPki, fieldsOf, samplePlugin, testNow} from '../signing/pki.js'
 
 describe('revokeInFile', () => {
   const pki = createPki()

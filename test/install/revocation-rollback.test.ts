@@ -7,7 +7,7 @@ import {createRevocationList, type VerifiedRevocationList} from '../../src/revoc
 import {admitRevocationList, checkRevocationSequence, recordRevocationList, revocationStateFile} from '../../src/install/revocation-state.js'
 import {createRoot} from '../../src/pki/trust.js'
 import {tempDir} from '../helpers/cli.js'
-import {createPki, testNow} from './pki.js'
+import {createPki, testNow} from '../signing/pki.js'
 
 const pki = createPki()
 const listTime = new Date('2030-05-31T12:00:00Z')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {certificateMessage, issueCertificate, keyUsages, parseCertificate, subjectKinds} from '../../src/pki/certificate.js'
 import {generateKeyPair, verifyStrict} from '../../src/pki/ed25519.js'
-import {createPki, issueFor, testNow, validFrom, validTo} from './pki.js'
+import {createPki, issueFor, testNow, validFrom, validTo} from '../signing/pki.js'
 
 const encode = (value: unknown): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify(value)))
 
