@@ -16,6 +16,7 @@ const ranks = [
   ['signing'],
   ['pack', 'merge', 'inspect', 'validate', 'report', 'init'],
   ['install', 'store'],
+  ['develop'],
   ['index.ts', 'store.ts', 'tooling.ts'],
   ['cli.ts'],
 ]

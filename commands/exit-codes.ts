@@ -4,6 +4,7 @@ import {
   type InputFileErrorCode,
   type InputKindErrorCode,
   type InitErrorCode,
+  type DevelopErrorCode,
   type InspectErrorCode,
   type InstallErrorCode,
   type MergeErrorCode,
@@ -55,6 +56,7 @@ export type ErrorCode =
   | ValidationErrorCode
   | InspectErrorCode
   | InitErrorCode
+  | DevelopErrorCode
   | ModelErrorCode
   | 'lock-timeout'
   | CommandErrorCode
@@ -99,6 +101,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   // Arguments that are not usable.
   'too-many-selectors': usage,
   'invalid-argument': usage,
+  'data-root-inside-plugin': usage,
   'merge-needs-two': usage,
   'invalid-key-name': usage,
   'invalid-root-key-id': usage,

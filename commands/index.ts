@@ -17,6 +17,7 @@ import StoreVerify from './store/verify.js'
 import StoreCountersign from './store/countersign.js'
 import Help from './help.js'
 import Init from './init.js'
+import Dev from './dev.js'
 
 /**
  * Every command of the CLI, by id (oclif's explicit discovery: no directory scan at start-up).
@@ -42,4 +43,5 @@ export const COMMANDS = {
   'store:countersign': StoreCountersign,
   help: Help,
   init: Init,
+  dev: Dev,
 }

@@ -39,6 +39,16 @@ export class CommandOutput {
     this.write(io.stderr, lines)
   }
 
+  /** A question on stderr, escaped as a line is, with no line break after it: the answer is typed on the same line. */
+  ask(question: string): void {
+    io.stderr.write(textLines([question], {color: false}).slice(0, -1))
+  }
+
+  /** True when stdout is a terminal (with a terminal on stdin: a person is there to answer questions). */
+  get stdoutIsTerminal(): boolean {
+    return io.stdout.isTTY === true
+  }
+
   /** A value as indented JSON on stdout, even with --quiet. */
   outJson(value: unknown): void {
     io.stdout.write(jsonText(value))

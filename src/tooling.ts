@@ -21,7 +21,8 @@ export {warningLimit, type WarningLimit} from './report/index.js'
 export {classifyInput, type InputKind} from './artifact/input-kind.js'
 
 // ── Scaffold, pack, inspect, merge ─────────────────────────────────────────────────────────────────────
-export {initPlugin, type InitOptions, type InitResult} from './init/init.js'
+export {initPlugin, initDefaults, type InitDefaults, type InitOptions, type InitResult} from './init/init.js'
+export {developPlugin, type DevelopOptions, type DevelopRound, type DevelopInstalled, type DevelopInvalid, type DevelopRefused, type DevelopSummary, type DevelopedVersion} from './develop/develop.js'
 export {pack, type PackOptions, type PackProgress, type PackResult} from './pack/pack.js'
 export {inspect, type Inspection, type InspectionComparison, type SignatureFacts, type SignatureShape} from './inspect/inspect.js'
 export {compareManifests, asksForMore, describeChanges, type ManifestDocument} from './manifest/changes.js'

@@ -77,7 +77,7 @@ describe('the public entries', () => {
 
   it('give every error class the SvcPluginError base, from the host entry, so callers branch on code', () => {
     const classes = Object.entries(root).filter(([name]) => /^[A-Z]\w*Error$/.test(name) && name !== 'SvcPluginError')
-    assert.equal(classes.length, 16)
+    assert.equal(classes.length, 17)
     for (const [name, value] of classes) {
       const ErrorClass = value as unknown as new (code: string, message: string, ...rest: unknown[]) => Error
       const error = new ErrorClass('some-code', 'a message', {reason: 'x'})

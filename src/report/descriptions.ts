@@ -159,6 +159,11 @@ const errors: Record<string, Entry> = {
   ],
   'unsafe-data-root': ['The data root is not safe to work in (a symbolic link or not a real directory where one belongs).', 'A data root whose `plugins` folder is a symbolic link', 'Point the data root at a real directory that only the host writes.'],
   'too-many-selectors': ['More than one way to name the subject was given.', '`svc-plugin validate --manifest a.json --directory b`', 'Name the subject once: a PATH, or one of the flags.'],
+  'data-root-inside-plugin': [
+    'The data root the development loop installs into is inside the plugin folder it watches, and pack would pack it into every build.',
+    '`svc-plugin dev . --data-root ./data`',
+    'Put the data root outside the plugin folder, or list it in `.svcpluginignore` (a line `data/`).',
+  ],
   'invalid-argument': ['An argument is not usable.', 'A negative number where a count belongs', 'Correct the argument the message names.'],
   'merge-needs-two': ['Merging needs at least two artifacts.', '`svc-plugin merge a.svcPlugin`', 'Pass every per-runtime artifact of the version to merge.'],
   'invalid-key-name': ['A key name is not usable as a file name.', '`svc-plugin keygen ../key`', 'Use letters, digits, dots, hyphens and underscores.'],
