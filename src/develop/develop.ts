@@ -102,7 +102,7 @@ interface Loop {
 
 /**
  * The development loop: installs the plugin folder `folder` into `options.dataRoot` as a development build
- * (forced over the same version, unsigned allowed, host version `0.0.0-dev`) now and after every change,
+ * (forced over the same version, unsigned allowed, new permissions accepted, host version `0.0.0-dev`) now and after every change,
  * so that a host watching its data root picks it up. Each round validates the folder at package level and
  * installs it only when it is valid; an invalid folder leaves the last good version installed. Changes are
  * those of the package's files (what `.svcpluginignore` leaves out, `.git/` and a data root inside the folder
@@ -194,6 +194,8 @@ async function developRound(loop: Loop, changed: string[]): Promise<DevelopRound
       dataRoot: loop.options.dataRoot,
       force: true,
       allowUnsigned: true,
+      // A development build of the author's own folder: what it newly asks for is accepted.
+      consent: () => true,
       hostVersion: developmentHostVersion,
       ...(loop.options.hostRid === undefined ? {} : {hostRid: loop.options.hostRid}),
     })
