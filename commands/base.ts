@@ -4,6 +4,7 @@ import {prepareCommandProcess} from './command-process.js'
 import {ExitCode} from './exit-codes.js'
 import {argvWantsJson, reportThrown, reportUsage} from './failure.js'
 import {CommandOutput} from './output.js'
+import {codePagesBase} from '../src/index.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -57,7 +58,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** What the command's action is given besides its command line (see commands/actions/). */
   protected get context(): ActionContext {
-    return {output: this.output, version: this.config.version, reportFailuresAsJson: () => (this.flags.json = true)}
+    return {output: this.output, version: this.config.version, codePages: codePagesBase(this.config.pjson), reportFailuresAsJson: () => (this.flags.json = true)}
   }
 
   /** Sets the exit status without throwing; the command returns normally. */

@@ -2,6 +2,7 @@ import {
   isSvcPluginError,
   type ArchiveErrorCode,
   type InputFileErrorCode,
+  type InputKindErrorCode,
   type InitErrorCode,
   type InspectErrorCode,
   type InstallErrorCode,
@@ -41,6 +42,7 @@ export type CommandErrorCode = 'usage' | 'unknown-command' | 'cancelled' | 'inte
 export type ErrorCode =
   | ArchiveErrorCode
   | InputFileErrorCode
+  | InputKindErrorCode
   | OutputErrorCode
   | InstallErrorCode
   | SigningErrorCode
@@ -72,7 +74,11 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'file-not-found': unreadable,
   'not-a-regular-file': unreadable,
   unreadable,
+  // A path of another kind than the command or flag takes (told by its content): it cannot be read as that kind.
   'not-an-artifact': unreadable,
+  'not-a-manifest': unreadable,
+  'not-a-folder': unreadable,
+  'data-root-not-found': unreadable,
   'trust-store-unreadable': unreadable,
   'key-unreadable': unreadable,
   'certificate-unreadable': unreadable,
@@ -153,6 +159,7 @@ const exitStatusOf: {readonly [code in ErrorCode]: ExitCode} = {
   'invalid-digest-input': invalid,
   'publisher-mismatch': invalid,
   'self-verification-failed': invalid,
+  'signer-failed': invalid,
   'revocation-list-invalid': invalid,
   'revocation-list-stale': invalid,
   'revocation-list-rollback': invalid,

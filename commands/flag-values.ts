@@ -21,9 +21,9 @@ export function parseProtocolRange(input: string): {minimum: number; maximum: nu
   return match === null || !Number.isSafeInteger(maximum) || minimum < 1 || maximum < minimum ? undefined : {minimum, maximum}
 }
 
-/** A whole number written in decimal digits, at least `minimum`. */
+/** A whole number written in decimal digits (with a leading `-` when `minimum` is negative), at least `minimum`. */
 export function parseCount(input: string, minimum: number): number | undefined {
-  if (!/^\s*\d+\s*$/.test(input)) return undefined
+  if (!(minimum < 0 ? /^\s*-?\d+\s*$/ : /^\s*\d+\s*$/).test(input)) return undefined
   const value = Number(input)
   return Number.isSafeInteger(value) && value >= minimum ? value : undefined
 }

@@ -50,6 +50,9 @@ function valueKind(kind: FlagValue): object {
 /** The shared part of `--data-root <dir>` (or SVC_PLUGIN_DATA_ROOT): spread into `Flags.string`. */
 export const dataRootOptions = {helpValue: '<dir>', env: environmentVariables['data-root']} as const
 
+/** The advice of a command that reads an existing data root, for a data root that does not exist. */
+export const dataRootAdvice = {'data-root-not-found': `Check --data-root (or ${environmentVariables['data-root']}).`} as const
+
 /** The shared part of `--trust <file>` (or SVC_PLUGIN_TRUST). */
 export const trustOptions = {char: 't', helpValue: '<file>', env: environmentVariables.trust} as const
 

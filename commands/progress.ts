@@ -31,15 +31,4 @@ export function progressBar(label: string, enabled: boolean): ProgressBar {
   }
 }
 
-/** Bytes as a short human figure (`12.3 MB`). */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  const units = ['KB', 'MB', 'GB']
-  let value = bytes / 1024
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit += 1
-  }
-  return `${value.toFixed(1)} ${units[unit]}`
-}
+

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {validateCommand} from './actions/validate.js'
 import {BaseCommand} from './base.js'
 import {codePagesFolder, levels, reportFormats} from '../src/index.js'
-import {choiceFlag, protocolFlag, stringArgument} from './flags.js'
+import {choiceFlag, countFlag, protocolFlag, stringArgument} from './flags.js'
 
 export default class Validate extends BaseCommand<typeof Validate> {
   static override summary = 'Check plugin manifests, plugin folders or artifacts and report every problem.'
@@ -12,17 +12,20 @@ The subject is PATH (a manifest file, a plugin folder or a .svcPlugin artifact, 
 
 Levels are cumulative: development (every runtime field and shape rule; the implied level of a manifest or folder), package (plus the packaged content: entrypoint executables, icon, multi-RID layout, files[] against real bytes; the implied level of an artifact), publication (missing store metadata becomes an error).
 
-Output (stdout): text lines "<severity> <code>: <message> [<pointer>] (<requiredBy>)" each followed by "  at <file>:<line>:<column>", then "<id> <version>: N errors, M warnings."; the root pointer is shown as [/]. --format json prints {valid, pluginId, id, version, level, path, file, problems} for one subject and {valid, subjects} for several PATHs or a pattern (docs/json/validate.schema.json); sarif prints a SARIF 2.1.0 log for code scanning, its URIs relative to the repository root (the enclosing git work tree, or --root); github prints GitHub Actions annotations, and the default format is github when GITHUB_ACTIONS=true, with a summary table appended to $GITHUB_STEP_SUMMARY when that is set; junit prints JUnit XML (one test case per subject); gitlab prints a GitLab Code Quality report. Colour only on a terminal, never with NO_COLOR or --no-color.
+Output (stdout): text lines "<severity> <code>: <message> [<pointer>] (<requiredBy>)" each followed by "  at <file>:<line>:<column>", then "<id> <version>: N errors, M warnings."; the root pointer is shown as [/]. A problem is placed in the file it is in: the manifest, or another file of the package (a secret at plugin/config/app.js:3). --format json prints {valid, id, version, level, path, file, problems} for one subject and {valid, subjects} for several PATHs or a pattern (docs/json/validate.schema.json); sarif prints a SARIF 2.1.0 log for code scanning, its URIs relative to the repository root (the enclosing git work tree, or --root); github prints GitHub Actions annotations, and the default format is github when GITHUB_ACTIONS=true, with a summary table appended to $GITHUB_STEP_SUMMARY when that is set; junit prints JUnit XML (a test suite per subject, named by its path, with a test case per problem); gitlab prints a GitLab Code Quality report. Colour only on a terminal, never with NO_COLOR or --no-color.
+
+--max-warnings <n> fails the run when its subjects have more than n warnings together, as ESLint's flag does: the text ends with "error too-many-warnings: …", --json adds maxWarnings: {limit, warnings, exceeded}, and every other format reports too-many-warnings. 0 allows no warning; -1, the default, any number.
 
 Every code is explained, with an example and a fix, in ${codePagesFolder}/<code>.md (shipped with the package; schema:<keyword> as schema-<keyword>.md).
 
-Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (unknown level or format, more than one way of naming the subject), 3 a subject does not exist or cannot be read; with several subjects, the worst of them. sarif, github, junit and gitlab still print their document when a subject cannot be read.`
+Exit status: 0 valid (warnings allowed, up to --max-warnings), 1 at least one error or more warnings than --max-warnings allows, 2 usage error (unknown level or format, more than one way of naming the subject), 3 a subject does not exist or cannot be read; with several subjects, the worst of them. sarif, github, junit and gitlab still print their document when a subject cannot be read.`
 
   static override examples = [
     {description: 'Validate ./manifest.json at development level.', command: '<%= config.bin %> validate'},
     {description: 'Validate a plugin folder with everything it packs.', command: '<%= config.bin %> validate ./plugin --level package'},
     {description: 'Check that a manifest is ready for the store.', command: '<%= config.bin %> validate --manifest plugin/manifest.json --level publication'},
     {description: 'Validate every plugin of a monorepo in one call.', command: "<%= config.bin %> validate 'plugins/*'"},
+    {description: 'Fail CI on anything pack would refuse, and on any warning.', command: "<%= config.bin %> validate 'plugins/*' --level package --max-warnings 0"},
     {description: 'Annotate a pull request from a GitHub Actions step.', command: '<%= config.bin %> validate --directory plugin --format github'},
     {description: 'Upload to code scanning.', command: '<%= config.bin %> validate plugin --format sarif > svc-plugin.sarif'},
     {description: 'A GitLab Code Quality report.', command: "<%= config.bin %> validate 'plugins/*' --format gitlab > gl-code-quality-report.json"},
@@ -45,6 +48,7 @@ Exit status: 0 valid (warnings allowed), 1 at least one error, 2 usage error (un
     rid: Flags.string({description: "The host runtime identifier whose entrypoint must be on disk (default: this machine's, e.g. linux-x64).", helpValue: '<rid>'}),
     'host-version': Flags.string({description: 'Preview an install on a host of this version: judge compatibility.svc against it.', helpValue: '<version>'}),
     protocol: protocolFlag({description: 'Preview an install on a host serving these protocol majors (MIN-MAX): judge compatibility.protocol against them.'}),
+    'max-warnings': countFlag(-1)({description: 'Fail (exit status 1) when the run finds more warnings than this, as ESLint does; 0 allows none, -1 (the default) any number.', default: -1}),
   }
 
   async run(): Promise<void> {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from './base.js'
 import {verifyCommand} from './actions/verify.js'
-import {dataRootOptions, revocationsFlag, stringArgument, trustOptions} from './flags.js'
+import {dataRootAdvice, dataRootOptions, revocationsFlag, stringArgument, trustOptions} from './flags.js'
 
 export default class Verify extends BaseCommand<typeof Verify> {
   static override summary = 'Verify the signature of a .svcPlugin artifact against a trust store.'
@@ -15,7 +15,7 @@ With --installed <id> --data-root <dir> (and optionally --version, default the a
 
 Output (stdout): "valid, signed by certificate <id>" or "invalid: <code>: <message>". --json prints {path, valid, verdict, certificateId, issuerCertificateId, signedAt, problems: [{code, severity, message}], warnings} (warnings: container-unsigned, revocation-list-stale) and, with --revocations, revocations: {rootKeyId, sequence, issuedAt, nextUpdate, stale}; verdict is one of Trusted, Unsigned, Malformed, SignatureInvalid, ContentMismatch, UntrustedRoot, WrongCertificatePurpose, CertificateNotValidAtSignature, Revoked.
 
-Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable revocation list, 2 usage error or an unsupported archive format, 3 the artifact, the trust store or the revocation list cannot be read (missing, not a ZIP).`
+Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable revocation list, 2 usage error or an unsupported archive format, 3 the artifact, the trust store or the revocation list cannot be read (missing, not a ZIP), or with --installed the data root does not exist (data-root-not-found).`
 
   static override examples = [
     '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json',
@@ -23,7 +23,7 @@ Exit status: 0 valid, 1 invalid (unsigned and revoked included) or an unusable r
     '<%= config.bin %> verify weather-1.4.2.svcPlugin --trust trust.json --revocations revocations.json',
   ]
 
-  static override advice = {'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
+  static override advice = {...dataRootAdvice, 'revocation-list-stale': 'Or pass --allow-stale-revocations to apply it anyway.'}
 
   static override args = {
     artifact: stringArgument({description: 'The .svcPlugin to verify (omit with --installed).', required: false}),

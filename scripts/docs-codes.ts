@@ -12,7 +12,8 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 import {errorCodes, exitStatusOfCode} from '../commands/exit-codes.js'
 import {diagnosticCodes} from '../src/manifest/diagnostic.js'
 import {verifyCodes} from '../src/signing/result.js'
-import {codeDocumentation, documentedCodes} from '../src/report/descriptions.js'
+import {installWarningCodes} from '../src/install/warnings.js'
+import {codeDocumentation, codePageMarkdown, documentedCodes, runOutcomeCodes} from '../src/report/descriptions.js'
 import {codePageFile, codePagesFolder} from '../src/report/help.js'
 
 const exitMeanings: Record<number, string> = {1: 'refused', 2: 'usage', 3: 'cannot read an input', 4: 'cancelled', 5: 'cannot write an output', 70: 'a bug'}
@@ -32,8 +33,10 @@ export function codePages(): Map<string, string> {
     '| code | kind | meaning |',
     '| --- | --- | --- |',
   ]
+  const installWarnings = new Set<string>(installWarningCodes)
+  const runOutcomes = new Set<string>(runOutcomeCodes())
   for (const code of documentedCodes()) {
-    const {summary, example, fix, asError} = codeDocumentation(code)
+    const {summary} = codeDocumentation(code)
     const kinds: string[] = []
     if (diagnostics.has(code) || code.startsWith('schema:')) kinds.push('diagnostic')
     if (errors.has(code)) {
@@ -41,28 +44,12 @@ export function codePages(): Map<string, string> {
       kinds.push(`error (exit status ${status}${exitMeanings[status] === undefined ? '' : `, ${exitMeanings[status]}`})`)
     }
     if (verification.has(code)) kinds.push('verification problem (`svc-plugin verify`, `install`, `store verify`)')
+    if (installWarnings.has(code)) kinds.push('warning of an install (`svc-plugin install`, `verify --installed`); it never fails the command')
+    if (runOutcomes.has(code)) kinds.push('outcome of a run (`svc-plugin validate`), exit status 1')
     if (kinds.length === 0) kinds.push('problem of an installed version (`svc-plugin verify --installed`) or of an upload (`svc-plugin store verify`)')
     const kind = kinds.join('; ')
-    const page = [
-      `# \`${code}\``,
-      '',
-      summary,
-      '',
-      `**Kind:** ${kind}.${code.startsWith('schema:') ? ' The manifest breaks a rule of `schema/manifest.schema.json`; the message says which value and what is expected.' : ''}`,
-      '',
-      ...(asError === undefined ? [] : [`**As an error:** ${asError}`, '']),
-      '## Example',
-      '',
-      example,
-      '',
-      '## How to fix it',
-      '',
-      fix,
-      '',
-      '[All codes](README.md)',
-      '',
-    ]
-    pages.set(codePageFile(code), page.join('\n'))
+    const schemaNote = code.startsWith('schema:') ? ' The manifest breaks a rule of `schema/manifest.schema.json`; the message says which value and what is expected.' : ''
+    pages.set(codePageFile(code), `${codePageMarkdown(code, `${kind}.${schemaNote}`)}\n[All codes](README.md)\n`)
     index.push(`| [\`${code}\`](${codePageFile(code)}) | ${kind} | ${summary.replaceAll('|', '\\|')} |`)
   }
   pages.set('README.md', `${index.join('\n')}\n`)

@@ -14,7 +14,7 @@ const maxLines = 80
  * Functions that are longer today and are being split: `file:name`. An entry that is no longer over the
  * limit fails the check too, so this list only ever shrinks.
  */
-const awaitingSplit: readonly string[] = ['src/install/install.ts:install', 'src/install/verify-installed.ts:verifyInstalled']
+const awaitingSplit: readonly string[] = []
 
 /** One function, method, accessor, constructor or arrow function of a source file, with its length in lines. */
 interface Measured {

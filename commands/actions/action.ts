@@ -24,6 +24,8 @@ export interface ActionContext {
   readonly output: CommandOutput
   /** The version of svc-plugin. */
   readonly version: string
+  /** Where this version's code pages are published (from package.json, `codePagesBase`); absent or null: nowhere known. */
+  readonly codePages?: string | null
   /** Asks for a failure of this run to be reported as JSON too (a command whose `--format json` asks for it). */
   reportFailuresAsJson(): void
 }

@@ -1,4 +1,4 @@
-import {artifactDigestOf, inspect, type Inspection} from '../../src/index.js'
+import {artifactDigestOf, formatMiB, inspect, type Inspection, type SignatureFacts} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 
@@ -42,14 +42,22 @@ export function renderInspection(value: Inspection): string[] {
   field('conflicts', references(value.conflicts))
   field('icon packs', references(value.iconPacks))
   field('compatibility', value.compatibility === null ? '(none)' : JSON.stringify(value.compatibility))
-  field('signature', value.signature)
+  field('signature', signatureText(value.signature))
   field('entries', value.entries)
-  field('uncompressed', `${value.uncompressedBytes} bytes`)
+  field('uncompressed', formatMiB(value.uncompressedBytes))
   if (value.archiveBytes !== null) {
-    field('archive', `${value.archiveBytes} bytes`)
+    field('archive', formatMiB(value.archiveBytes))
     field('ratio', `${value.compressionRatio?.toFixed(2)}`)
   }
   return lines
+}
+
+/** `ed25519 by cert_… (certificate cert_…), signed 2024-05-06T07:08:09Z; well-formed, not verified`, or `not signed`. */
+function signatureText(signature: SignatureFacts | null): string {
+  if (signature === null) return 'not signed'
+  const shape = {'well-formed': 'well-formed, not verified (svc-plugin verify checks it)', 'unrecognized-algorithm': 'an algorithm nothing here can verify', 'invalid-length': 'not a 64-byte Ed25519 value'}[signature.shape]
+  const certificate = signature.certificateId === null ? 'no certificate' : `certificate ${signature.certificateId}`
+  return `${signature.algorithm ?? '?'} by ${signature.keyId ?? '?'} (${certificate}), signed ${signature.signedAt ?? '?'}; ${shape}`
 }
 
 function references(list: unknown[]): string {

@@ -1,9 +1,9 @@
-import {install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
+import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import {AdvisedRefusal} from '../failure.js'
 import {environmentVariables} from '../environment-variables.js'
 import {warningProblem} from '../json-result.js'
-import {formatBytes, progressBar} from '../progress.js'
+import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
 
 /** Artifacts at least this large get a progress bar (when stderr is a terminal). */
@@ -58,7 +58,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     activate,
     retain,
     onProgress: ({step, bytesDone, bytesTotal}) => {
-      if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatBytes(bytesDone))
+      if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatMiB(bytesDone))
     },
   })
     .catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import {listInstalled} from '../../src/index.js'
+import {listInstalled, plural} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import type {ActionContext} from './action.js'
 
@@ -18,6 +18,6 @@ export async function listCommand({flags}: ListInput, {output}: ActionContext): 
     const mismatched = plugin.mismatchedVersions.length === 0 ? '' : ` (manifest disagrees with its directory: ${plugin.mismatchedVersions.join(', ')})`
     output.out(`${plugin.id} ${plugin.activeVersion ?? '-'} [${plugin.versions.join(', ')}] ${plugin.verdict ?? 'unknown'}${plugin.pending ? ' (install pending)' : ''}${mismatched}`)
   }
-  output.note(`${plugins.length} plugin(s) installed.`)
+  output.note(`${plural(plugins.length, 'plugin')} installed.`)
   return ExitCode.success
 }

@@ -1,4 +1,4 @@
-import {MergeError, merge, subjectsTextLines} from '../../src/index.js'
+import {MergeError, merge, plural, subjectsTextLines} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import type {ActionContext} from './action.js'
@@ -19,7 +19,7 @@ export async function mergeCommand({argv, flags: {output: file, force, json}}: M
       return ExitCode.success
     }
     output.note(`note: ${result.path} is unsigned${result.droppedSignatures.length > 0 ? ` (the signatures of ${result.droppedSignatures.join(', ')} were dropped)` : ''}; sign it with svc-plugin sign before publishing.`)
-    output.out(`Merged ${result.id} ${result.version} (${result.rids.join(', ')}) -> ${result.path} (${result.entries} entries).`)
+    output.out(`Merged ${result.id} ${result.version} (${result.rids.join(', ')}) -> ${result.path} (${plural(result.entries, 'entry', 'entries')}).`)
     return ExitCode.success
   } catch (error) {
     if (!(error instanceof MergeError && error.report)) throw error

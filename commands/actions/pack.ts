@@ -1,7 +1,7 @@
-import {PackError, pack, subjectsTextLines, type Level, type PackProgress, type PackResult} from '../../src/index.js'
+import {PackError, formatMiB, pack, plural, subjectsTextLines, type Level, type PackProgress, type PackResult} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
-import {formatBytes, progressBar} from '../progress.js'
+import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
 
 /** Trees at least this large get a progress bar (when stderr is a terminal). */
@@ -39,7 +39,7 @@ export async function packCommand({args, flags}: PackInput, context: ActionConte
       dryRun,
       onProgress: (progress: PackProgress) => {
         if (progress.totalBytes < progressThresholdBytes) return
-        bar.update(progress.bytes, progress.totalBytes, `${progress.phase} ${progress.files}/${progress.totalFiles} files, ${formatBytes(progress.bytes)}`)
+        bar.update(progress.bytes, progress.totalBytes, `${progress.phase} ${progress.files}/${progress.totalFiles} files, ${formatMiB(progress.bytes)}`)
       },
     })
   } catch (error) {
@@ -83,20 +83,20 @@ export async function packCommand({args, flags}: PackInput, context: ActionConte
     if (!result.dryRun) context.output.note(`warning secret-allowed: ${secret.path}${secret.line === null ? '' : ` (line ${secret.line})`} holds ${secret.what}; packed because --allow-secret names it.`)
   }
   if (dryRun) {
-    for (const file of result.files) context.output.out(`${String(file.size).padStart(12)}  ${file.path}`)
-    for (const file of result.leftOut) context.output.out(`${'left out'.padStart(12)}  ${file} (operating-system file)`)
+    for (const file of result.files) context.output.out(`${formatMiB(file.size).padStart(16)}  ${file.path}`)
+    for (const file of result.leftOut) context.output.out(`${'left out'.padStart(16)}  ${file} (operating-system file)`)
     if (digest) context.output.out(`artifact digest sha256:${digest.sha256}`)
     for (const problem of result.problems) context.output.errorLine(`error ${problem.code}: ${problem.message}`)
     if (result.problems.length > 0) {
       const secrets = result.problems.some((problem) => problem.code === 'secret-detected') ? ' To pack a file that holds a secret on purpose, pass --allow-secret <path>.' : ''
-      context.output.note(`Would refuse ${result.id} ${result.version}: ${result.problems.length} ${result.problems.length === 1 ? 'problem' : 'problems'} above; nothing was written.${secrets}`)
+      context.output.note(`Would refuse ${result.id} ${result.version}: ${plural(result.problems.length, 'problem')} above; nothing was written.${secrets}`)
       return status
     }
-    context.output.note(`Would pack ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
+    context.output.note(`Would pack ${result.id} ${result.version} -> ${result.path} (${plural(result.entries, 'entry', 'entries')}, ${formatMiB(result.uncompressedBytes)} uncompressed).`)
     return status
   }
-  if (result.leftOut.length > 0) context.output.note(`Left out ${result.leftOut.length} operating-system ${result.leftOut.length === 1 ? 'file' : 'files'} (${result.leftOut.slice(0, 3).join(', ')}${result.leftOut.length > 3 ? ', …' : ''}).`)
-  context.output.out(`Packed ${result.id} ${result.version} -> ${result.path} (${result.entries} entries, ${result.uncompressedBytes} bytes uncompressed).`)
+  if (result.leftOut.length > 0) context.output.note(`Left out ${plural(result.leftOut.length, 'operating-system file')} (${result.leftOut.slice(0, 3).join(', ')}${result.leftOut.length > 3 ? ', …' : ''}).`)
+  context.output.out(`Packed ${result.id} ${result.version} -> ${result.path} (${plural(result.entries, 'entry', 'entries')}, ${formatMiB(result.uncompressedBytes)} uncompressed).`)
   if (digest) context.output.out(`artifact digest sha256:${digest.sha256}`)
   return status
 }

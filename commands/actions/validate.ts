@@ -10,6 +10,7 @@ import {
   subjectsTextLines,
   validatePath,
   validatePaths,
+  warningLimit,
   type Level,
   type ReportFormat,
   type SubjectResult,
@@ -32,6 +33,7 @@ export interface ValidateInput {
     readonly rid?: string | undefined
     readonly 'host-version'?: string | undefined
     readonly protocol?: {readonly minimum: number; readonly maximum: number} | undefined
+    readonly 'max-warnings'?: number | undefined
     readonly json: boolean
     readonly quiet: boolean
     readonly 'no-color': boolean
@@ -64,7 +66,8 @@ export async function validateCommand({argv: paths, flags}: ValidateInput, conte
     if (selectors.length > 0) throw new ValidationError('too-many-selectors', `Choose one way to name the subjects; got PATH arguments and ${selectors.map((key) => `--${key}`).join(' and ')}.`, {details: {selectors: ['path', ...selectors]}})
     subjects = await validatePaths(paths, options)
   }
-  const renderOptions = {errorsOnly: quiet, toolVersion: context.version, root: root ?? findRepositoryRoot(process.cwd()) ?? process.cwd(), single}
+  const maxWarnings = flags['max-warnings'] ?? -1
+  const renderOptions = {errorsOnly: quiet, toolVersion: context.version, codePages: context.codePages ?? null, root: root ?? findRepositoryRoot(process.cwd()) ?? process.cwd(), single, maxWarnings}
   // Text goes out as lines, which the output escapes and colours; every other format is a document its
   // renderer escaped for that format.
   if (format === 'text') context.output.outAlways(subjectsTextLines(subjects, renderOptions))
@@ -75,5 +78,8 @@ export async function validateCommand({argv: paths, flags}: ValidateInput, conte
       context.output.note(`warning: could not append the summary to ${summaryFile}: ${error instanceof Error ? error.message : String(error)}`)
     })
   }
-  return worstExitCode(subjects.map((subject) => (isSubjectFailure(subject) ? exitCodeFor(subject.error) : subject.valid ? ExitCode.success : ExitCode.invalid)))
+  const statuses = subjects.map((subject) => (isSubjectFailure(subject) ? exitCodeFor(subject.error) : subject.valid ? ExitCode.success : ExitCode.invalid))
+  // Warnings over --max-warnings fail the run as an error would (1), as ESLint's flag of that name does.
+  if (warningLimit(subjects, maxWarnings)?.exceeded === true) statuses.push(ExitCode.invalid)
+  return worstExitCode(statuses)
 }

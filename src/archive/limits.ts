@@ -1,6 +1,7 @@
 import {ArchiveError} from './errors.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveLimits} from './types.js'
+import {formatMiB, plural} from '../quantities.js'
 
 const MiB = 1024 * 1024
 
@@ -35,7 +36,7 @@ export function resolveLimits(partial: Partial<ArchiveLimits> = {}): ArchiveLimi
 /** Refuses an archive file larger than the limit. */
 export function checkArchiveSize(limits: ArchiveLimits, bytes: number): void {
   if (bytes > limits.maxArchiveBytes) {
-    throw new ArchiveError('limit-exceeded', `The archive is ${bytes} bytes; the limit is ${limits.maxArchiveBytes}.`, {
+    throw new ArchiveError('limit-exceeded', `The archive is ${formatMiB(bytes)}; the limit is ${formatMiB(limits.maxArchiveBytes)}.`, {
       reason: 'archive-too-large',
       limit: limits.maxArchiveBytes,
       actual: bytes,
@@ -46,7 +47,7 @@ export function checkArchiveSize(limits: ArchiveLimits, bytes: number): void {
 /** Refuses more entries than the limit (directory entries count: they cost the reader as much). */
 export function checkEntryCount(limits: ArchiveLimits, count: number): void {
   if (count > limits.maxEntries) {
-    throw new ArchiveError('limit-exceeded', `The archive has ${count} entries; the limit is ${limits.maxEntries}.`, {
+    throw new ArchiveError('limit-exceeded', `The archive has ${plural(count, 'entry', 'entries')}; the limit is ${limits.maxEntries}.`, {
       reason: 'too-many-entries',
       limit: limits.maxEntries,
       actual: count,
@@ -60,7 +61,7 @@ export function checkCompressionRatio(limits: ArchiveLimits, totalBytes: number,
     const ratio = Math.round((totalBytes / Math.max(archiveBytes, 1)) * 10) / 10
     throw new ArchiveError(
       'limit-exceeded',
-      `The archive unpacks to ${totalBytes} bytes from ${archiveBytes}, a ratio of ${ratio}; the limit is ${limits.maxCompressionRatio}.`,
+      `The archive unpacks to ${formatMiB(totalBytes)} from ${formatMiB(archiveBytes)}, a ratio of ${ratio}; the limit is ${limits.maxCompressionRatio}.`,
       {reason: 'compression-ratio', limit: limits.maxCompressionRatio, actual: ratio, totalBytes, archiveBytes},
     )
   }
@@ -80,7 +81,7 @@ export class SizeTally {
   add(name: string, size: number): void {
     const {limits} = this
     if (name === manifestEntryName && size > limits.maxManifestBytes) {
-      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(name)} is ${size} bytes; the manifest may hold at most ${limits.maxManifestBytes}.`, {
+      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(name)} is ${formatMiB(size)}; the manifest may hold at most ${formatMiB(limits.maxManifestBytes)}.`, {
         reason: 'manifest-too-large',
         entry: name,
         limit: limits.maxManifestBytes,
@@ -88,7 +89,7 @@ export class SizeTally {
       })
     }
     if (size > limits.maxEntryBytes) {
-      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(name)} is ${size} bytes uncompressed; one entry may hold at most ${limits.maxEntryBytes}.`, {
+      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(name)} is ${formatMiB(size)} uncompressed; one entry may hold at most ${formatMiB(limits.maxEntryBytes)}.`, {
         reason: 'entry-too-large',
         entry: name,
         limit: limits.maxEntryBytes,
@@ -99,7 +100,7 @@ export class SizeTally {
     if (this.total > limits.maxTotalBytes) {
       throw new ArchiveError(
         'limit-exceeded',
-        `With entry ${quoteName(name)} the archive holds ${this.total} bytes uncompressed; the limit is ${limits.maxTotalBytes}.`,
+        `With entry ${quoteName(name)} the archive holds ${formatMiB(this.total)} uncompressed; the limit is ${formatMiB(limits.maxTotalBytes)}.`,
         {reason: 'total-too-large', entry: name, limit: limits.maxTotalBytes, actual: this.total},
       )
     }

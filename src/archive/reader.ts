@@ -13,6 +13,7 @@ import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
 import {checkLocalHeaders} from './local-headers.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryLocation, EntryStream, StrictArchive} from './types.js'
+import {formatMiB} from '../quantities.js'
 
 /** Options of {@link openArchive}. */
 export interface OpenArchiveOptions {
@@ -158,7 +159,7 @@ class OpenedArchive implements StrictArchive {
   async readEntry(entry: ArchiveEntry, maxBytes: number = this.limits.maxManifestBytes): Promise<Buffer> {
     const declared = this.#byName.get(entry.name)?.entry.uncompressedSize ?? entry.uncompressedSize
     if (declared > maxBytes) {
-      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(entry.name)} is ${declared} bytes; at most ${maxBytes} are read into memory.`, {
+      throw new ArchiveError('limit-exceeded', `Entry ${quoteName(entry.name)} is ${formatMiB(declared)}; at most ${formatMiB(maxBytes)} is read into memory.`, {
         reason: 'read-limit',
         entry: entry.name,
         limit: maxBytes,

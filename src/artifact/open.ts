@@ -1,3 +1,4 @@
+import {ArchiveError, isArchiveError} from '../archive/errors.js'
 import {adviseForeignArchive} from '../archive/foreign.js'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
@@ -5,6 +6,7 @@ import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.
 import {manifestEntryName} from '../manifest/declared-files.js'
 import {startContainerEvidence} from './container.js'
 import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
+import {artifactAdvice, classifyInput, wrongInput} from './input-kind.js'
 import {SecretScanner} from './secrets.js'
 
 /** Options of {@link openArtifact}. */
@@ -48,8 +50,8 @@ export interface OpenedArtifact {
  */
 export async function openArtifact(file: string, options: OpenArtifactOptions = {}): Promise<OpenedArtifact> {
   const limits = resolveLimits(options.limits)
-  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest}).catch((error: unknown) => {
-    throw adviseForeignArchive(error)
+  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest}).catch(async (error: unknown) => {
+    throw await namedForWhatItIs(adviseForeignArchive(error), file)
   })
   try {
     const entry = archive.get(manifestEntryName)
@@ -61,6 +63,18 @@ export async function openArtifact(file: string, options: OpenArtifactOptions = 
     await archive.close()
     throw adviseForeignArchive(error)
   }
+}
+
+/**
+ * The reader's `not-an-artifact` for a folder or a manifest, said as what it is and what takes it
+ * (`plugin is a folder, not a .svcPlugin artifact. Pack it with …`); any other refusal as it is.
+ */
+async function namedForWhatItIs(error: unknown, file: string): Promise<unknown> {
+  if (!isArchiveError(error, 'not-an-artifact')) return error
+  const found = await classifyInput(file, file).catch(() => null)
+  if (found !== 'folder' && found !== 'manifest') return error
+  const named = wrongInput(file, found, 'artifact', artifactAdvice(file, found))
+  return new ArchiveError('not-an-artifact', named.message, {...error.details, found, expected: 'artifact'}, {cause: error})
 }
 
 /** Opens an artifact, hands it to `use` and closes it, whatever `use` does. */

@@ -99,8 +99,8 @@ export class SecretScanner {
   /** Records a private key found in a file's text by its PEM or PuTTY header, or as keygen writes it; true for a header. */
   #judgeKeys(path: string, text: string): boolean {
     const header = pemPrivateKey.exec(text) ?? puttyPrivateKey.exec(text)
-    if (header !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', line: lineAt(text, header.index)})
-    else if (isOwnPrivateKeyFile(path, text)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1})
+    if (header !== null) this.#found.push({path, kind: 'private-key', what: 'a private key', ...positionAt(text, header.index)})
+    else if (isOwnPrivateKeyFile(path, text)) this.#found.push({path, kind: 'private-key', what: 'an svc-plugin private key (keygen writes them as <name>.key)', line: 1, column: 1})
     return header !== null
   }
 
@@ -158,10 +158,10 @@ function credentialFindings(path: string, text: string, messages: readonly RuleM
   const shift = text.charCodeAt(0) === 0xfeff ? 1 : 0
   const findings: SecretFinding[] = []
   for (const message of messages) {
-    const line = lineAt(text, message.range[0] + shift)
+    const {line, column} = positionAt(text, message.range[0] + shift)
     const privateKey = message.ruleId.endsWith('privatekey')
     if ((pem && privateKey) || findings.some((found) => found.line === line)) continue
-    findings.push({path, kind: privateKey ? 'private-key' : 'credential', what: describeRule(message.ruleId, message.messageId), line})
+    findings.push({path, kind: privateKey ? 'private-key' : 'credential', what: describeRule(message.ruleId, message.messageId), line, column})
   }
   return findings
 }
@@ -179,11 +179,18 @@ function isOwnKeyName(path: string): boolean {
   return path.toLowerCase().endsWith('.key')
 }
 
-/** The 1-based line of character `offset` of `text`. */
-function lineAt(text: string, offset: number): number {
+/**
+ * The 1-based line and column (UTF-16 code units, a leading byte order mark not counted) of character
+ * `offset` of `text`; computed only for a secret found, so it costs nothing for a clean file.
+ */
+function positionAt(text: string, offset: number): {line: number; column: number} {
   let line = 1
-  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) line++
-  return line
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0
+  for (let index = text.indexOf('\n'); index !== -1 && index < offset; index = text.indexOf('\n', index + 1)) {
+    line++
+    start = index + 1
+  }
+  return {line, column: offset - start + 1}
 }
 
 /**

@@ -11,6 +11,7 @@ import {deriveLanguages} from '../manifest/languages.js'
 import {renderPackedManifest} from '../manifest/packed-manifest.js'
 import {signingEntryNames} from '../model/signing-files.js'
 import {ignoreFileName, readPackageFileRule} from './package-files.js'
+import {formatMiB, plural} from '../quantities.js'
 
 /**
  * The one judgement of a plugin source folder: which files its package holds and every reason the folder
@@ -135,7 +136,7 @@ function limitRefusals(files: readonly SourceFile[], limits: ArchiveLimits): Sou
   if (entries > limits.maxEntries) {
     refusals.push({
       code: 'limit-exceeded',
-      message: `The plugin has ${files.length} files; with manifest.json and the ${signingEntryNames.length} certificate entries signing adds, its artifact would hold ${entries} entries, over the limit of ${limits.maxEntries}. Leave files out (.svcpluginignore) or combine them.`,
+      message: `The plugin has ${plural(files.length, 'file')}; with manifest.json and the ${signingEntryNames.length} certificate entries signing adds, its artifact would hold ${entries} entries, over the limit of ${limits.maxEntries}. Leave files out (.svcpluginignore) or combine them.`,
       path: null,
       details: {limit: 'maxEntries', value: entries},
     })
@@ -162,5 +163,5 @@ export function packedManifestRefusal(manifest: Record<string, unknown>, files: 
   const text = renderPackedManifest(manifest, {files: files.map((file) => ({path: file.name, sha256: digest, size: file.size})), ...(languages.length > 0 ? {languages} : {})})
   const bytes = Buffer.byteLength(text)
   if (bytes <= limits.maxManifestBytes) return null
-  return {code: 'limit-exceeded', message: `The packed manifest.json would be ${bytes} bytes, over the ${limits.maxManifestBytes}-byte limit.`, path: null, details: {limit: 'maxManifestBytes', value: bytes}}
+  return {code: 'limit-exceeded', message: `The packed manifest.json would be ${formatMiB(bytes)}, over the ${formatMiB(limits.maxManifestBytes)} limit.`, path: null, details: {limit: 'maxManifestBytes', value: bytes}}
 }

@@ -1,52 +1,77 @@
 import {randomBytes} from 'node:crypto'
-import {readFile, readdir} from 'node:fs/promises'
+import {lstat, readFile, readdir} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import {performance} from 'node:perf_hooks'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {hasErrno, isTemporarySiblingOf, temporarySibling} from './durable.js'
-import {createFile, link, mkdir, rename, unlink, writeAll} from './mutations.js'
+import {chmod, createFile, mkdir, removeTree, rename, rmdir, unlink, writeAll} from './mutations.js'
 import {SvcPluginError} from '../errors.js'
 
-/** Thrown when another process held a lock file for longer than the caller would wait. */
+/** Thrown when another process held a lock for longer than the caller would wait. */
 export class LockError extends SvcPluginError<'lock-timeout'> {}
 
 /** How long an operation waits for another one on the same plugin before `lock-timeout`, by default. */
 export const defaultLockTimeoutMs = 10 * 60 * 1000
 
-/** A held per-plugin lock. */
+// The mode of a lock directory (and of the temporary it is made in), set whatever the umask.
+const lockDirectoryMode = 0o700
+
+/** A held lock. */
 export interface PluginLock {
-  /** The lock file. */
+  /** The lock's path (a directory holding its owner's marker). */
   readonly file: string
   /** Gives the lock up; safe to call twice. */
   release(): Promise<void>
 }
 
-/** What a lock file holds: enough to tell whether its owner still runs. */
+/** What a marker holds: enough to tell whether its owner still runs. */
 interface LockOwner {
   pid: number
   host: string
   token: string
 }
 
-// A lock file is put in place whole (see LockAttempt), except on a file system without hard links, where
-// it is created and then written, and an owner killed in between leaves it empty (so did older versions
-// of this library). After this many consecutive polls that saw it empty or unreadable, it is abandoned.
+/** One marker seen in a lock: its exact name, and its owner when it could be read as one. */
+interface SeenMarker {
+  name: string
+  owner: LockOwner | null
+}
+
+/**
+ * What stands at a lock's path: nothing; an empty directory (a lock given up half-way, nobody's); a lock
+ * with its markers; a single file, the lock of an earlier version of this library; or anything else.
+ */
+type SeenLock =
+  | {kind: 'free'}
+  | {kind: 'empty'}
+  | {kind: 'held'; markers: SeenMarker[]}
+  | {kind: 'legacy'; owner: LockOwner | null}
+  | {kind: 'unknown'}
+
+// A marker is written whole before its lock appears, so it is unreadable only after a power loss (or when
+// an earlier version's lock file was left empty). After this many consecutive polls that saw an unreadable
+// owner, the lock is abandoned.
 const unreadablePollsBeforeStale = 40
+const markerName = /^owner-[0-9a-f]{24}\.json$/
 
 /** Options of {@link acquireLock}. */
 export interface AcquireOptions {
   timeoutMs?: number
-  /** Creates the lock's directory when it is missing; default `mkdir -p`. */
+  /** Creates the lock's parent directory when it is missing; default `mkdir -p`. */
   ensureDirectory?: () => Promise<unknown>
 }
 
 /**
- * Takes the lock file `file` (one operation per plugin id at a time; different ids in parallel).
- * The file appears exclusively and whole (see {@link LockAttempt}) and names its owner's pid and host.
- * A lock whose owner process no longer runs on this host is stale and is broken; otherwise this waits,
- * polling, for up to `timeoutMs` and then throws `lock-timeout`. A lock held by another host is never
- * judged stale.
+ * Takes the lock at `file` (one operation per plugin id at a time; different ids in parallel). A lock is a
+ * directory holding one marker, `owner-<token>.json`, that names its owner's pid, host and a random token.
+ * It is made complete in a temporary directory and renamed into place: a rename onto a lock that exists
+ * fails, so exactly one contender gets it, and a lock is never seen without its marker.
+ *
+ * A lock whose owners no longer run on this host is stale (a lock of another host never is). Breaking it
+ * removes exactly the markers judged stale, by their names, and then the directory only if it is empty
+ * (`rmdir`): a lock taken by someone else in the meantime has another marker, which nothing but its owner
+ * removes. Otherwise this waits, polling, for up to `timeoutMs` and then throws `lock-timeout`.
  */
 export async function acquireLock(file: string, options: AcquireOptions = {}): Promise<PluginLock> {
   const timeoutMs = options.timeoutMs ?? defaultLockTimeoutMs
@@ -54,27 +79,26 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
   // stretch it, and an operation judged at a caller's reference time reads no wall clock at all).
   const started = performance.now()
   const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex')}
-  const content = `${JSON.stringify(owner)}\n`
-  let delay = 5
+  const attempt = new LockAttempt(file, owner, options.ensureDirectory ?? (() => mkdir(path.dirname(file), {recursive: true})))
+  let delay = 1
   let unreadablePolls = 0
-  const attempt = new LockAttempt(file, content, options.ensureDirectory ?? (() => mkdir(path.dirname(file), {recursive: true})))
   try {
-    for (;;) {
-      if (await attempt.tryCreate()) break
-      const observed = await readLockFile(file)
-      if (observed !== null) {
-        const holder = parseOwner(observed)
-        if (holder === null) unreadablePolls += 1
-        else unreadablePolls = 0
-        if ((holder !== null && isAbandoned(holder)) || unreadablePolls >= unreadablePollsBeforeStale) {
-          await breakLock(file, observed)
-          continue
-        }
+    while (!(await attempt.tryCreate())) {
+      const seen = await inspectLock(file)
+      if (seen.kind === 'free') continue // released between our attempt and our look: try again at once
+      if (seen.kind === 'empty') {
+        await removeIfEmpty(file)
+        continue
       }
-      if (observed === null) continue // released between our create and our read: try again at once
+      const owners = ownersOf(seen)
+      unreadablePolls = owners.includes(null) ? unreadablePolls + 1 : 0
+      if (seen.kind !== 'unknown' && owners.every((holder) => (holder === null ? unreadablePolls >= unreadablePollsBeforeStale : isAbandoned(holder)))) {
+        await breakStale(file, seen)
+        continue
+      }
       if (performance.now() - started >= timeoutMs) {
         throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
-          details: {lock: file, holder: parseOwner(observed)},
+          details: {lock: file, holder: owners.find((holder) => holder !== null) ?? null},
         })
       }
       await sleep(delay)
@@ -84,10 +108,10 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
     await attempt.close()
   }
   await removeAbandonedTemporaries(file)
-  return heldLock(file, content)
+  return heldLock(file, markerOf(owner))
 }
 
-/** Runs `work` while holding the lock file `file`. */
+/** Runs `work` while holding the lock at `file`. */
 export async function withLock<T>(file: string, options: AcquireOptions, work: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(file, options)
   try {
@@ -98,42 +122,31 @@ export async function withLock<T>(file: string, options: AcquireOptions, work: (
 }
 
 /**
- * Puts the lock file in place with our content in one step: the content is written to a temporary sibling
- * first, then hard-linked to the lock's name, which fails when the name exists, like an exclusive create.
- * So a lock file is never seen empty or half-written, even when its owner is killed while taking it.
- * The temporary is reused across polls and removed by {@link LockAttempt.close}. On a file system without
- * hard links (FAT, some network shares) the lock file is created exclusively and then written, and a
- * killed owner may leave it empty: such a lock is judged abandoned after a while (see acquireLock).
+ * Builds the lock complete in a temporary sibling directory (its marker written inside), once, and renames
+ * it to the lock's path at each attempt. The rename fails while anything but an empty directory stands
+ * there. The temporary is removed by {@link LockAttempt.close} when the lock was not taken.
  */
 class LockAttempt {
   private temp: string | null = null
-  private linksUnsupported = false
 
   constructor(
     private readonly file: string,
-    private readonly content: string,
+    private readonly owner: LockOwner,
     private readonly ensureDirectory: () => Promise<unknown>,
   ) {}
 
-  /** True when the lock is now ours, false when it exists. */
+  /** True when the lock is now ours, false when one stands at its path. */
   async tryCreate(): Promise<boolean> {
     for (;;) {
       try {
-        if (this.linksUnsupported) {
-          await this.writeFile(this.file)
-          return true
-        }
-        this.temp ??= await this.writeFile(temporarySibling(this.file))
-        await link(this.temp, this.file)
+        this.temp ??= await this.prepare()
+        await rename(this.temp, this.file)
+        this.temp = null
         return true
       } catch (error) {
-        if (hasErrno(error, 'EEXIST')) return false
-        if (!this.linksUnsupported && hasErrno(error, 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS')) {
-          this.linksUnsupported = true
-          await this.close()
-          continue
-        }
-        // The plugin directory does not exist yet, or an uninstall removed it between two attempts.
+        // A lock directory with its marker, a lock file of an earlier version, or (Windows) any directory.
+        if (hasErrno(error, 'EEXIST', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR', 'EPERM')) return false
+        // The parent does not exist yet, or an uninstall removed it (and our temporary) between two attempts.
         if (!hasErrno(error, 'ENOENT')) throw error
         this.temp = null
         await this.ensureDirectory()
@@ -141,22 +154,83 @@ class LockAttempt {
     }
   }
 
-  /** Removes the temporary. */
+  /** Removes the temporary, if the lock was not taken. */
   async close(): Promise<void> {
-    if (this.temp !== null) await unlink(this.temp).catch(() => undefined)
+    if (this.temp !== null) await removeTree(this.temp).catch(() => undefined)
     this.temp = null
   }
 
-  /** Creates `target` exclusively with the lock's content. */
-  private async writeFile(target: string): Promise<string> {
-    const handle = await createFile(target, 'wx', 0o644)
+  private async prepare(): Promise<string> {
+    const temp = temporarySibling(this.file)
+    await mkdir(temp, {mode: lockDirectoryMode})
+    await chmod(temp, lockDirectoryMode)
+    const marker = path.join(temp, markerOf(this.owner))
+    const handle = await createFile(marker, 'wx', 0o644)
     try {
-      await writeAll(handle, target, this.content)
+      await writeAll(handle, marker, `${JSON.stringify(this.owner)}\n`)
     } finally {
       await handle.close()
     }
-    return target
+    return temp
   }
+}
+
+/** The marker's name of an owner: `owner-<token>.json`. */
+function markerOf(owner: LockOwner): string {
+  return `owner-${owner.token}.json`
+}
+
+/** Looks at what stands at the lock's path, without changing anything. */
+async function inspectLock(file: string): Promise<SeenLock> {
+  try {
+    const info = await lstat(file)
+    if (info.isFile()) return {kind: 'legacy', owner: parseOwner(await readFile(file, 'utf8'))}
+    if (!info.isDirectory()) return {kind: 'unknown'}
+    const names = await readdir(file)
+    if (names.length === 0) return {kind: 'empty'}
+    if (!names.every((name) => markerName.test(name))) return {kind: 'unknown'}
+    const markers: SeenMarker[] = []
+    for (const name of names) markers.push({name, owner: parseOwner(await readFile(path.join(file, name), 'utf8'))})
+    return {kind: 'held', markers}
+  } catch (error) {
+    // Released, broken or replaced while we looked: look again at the next attempt.
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return {kind: 'free'}
+    throw error
+  }
+}
+
+function ownersOf(seen: SeenLock): Array<LockOwner | null> {
+  if (seen.kind === 'held') return seen.markers.map((marker) => marker.owner)
+  if (seen.kind === 'legacy') return [seen.owner]
+  return [null]
+}
+
+/**
+ * Breaks a lock judged stale. In a lock directory, exactly the markers judged stale are removed, by name,
+ * then the directory if it is empty: whatever replaced the lock since it was judged keeps its own marker.
+ * A lock file of an earlier version is removed with `unlink`, which never removes a directory, so no lock
+ * of this version can be taken for it.
+ */
+async function breakStale(file: string, seen: SeenLock & {kind: 'held' | 'legacy'}): Promise<void> {
+  if (seen.kind === 'legacy') {
+    await unlink(file).catch((error: unknown) => {
+      if (!hasErrno(error, 'ENOENT', 'EISDIR', 'EPERM', 'ENOTDIR')) throw error
+    })
+    return
+  }
+  for (const marker of seen.markers) {
+    await unlink(path.join(file, marker.name)).catch((error: unknown) => {
+      if (!hasErrno(error, 'ENOENT', 'ENOTDIR')) throw error
+    })
+  }
+  await removeIfEmpty(file)
+}
+
+/** Removes the lock's directory when it is empty; a lock with a marker, or nothing there, is left alone. */
+async function removeIfEmpty(file: string): Promise<void> {
+  await rmdir(file).catch((error: unknown) => {
+    if (!hasErrno(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR')) throw error
+  })
 }
 
 /**
@@ -169,30 +243,27 @@ async function removeAbandonedTemporaries(file: string): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!isTemporarySiblingOf(name, path.basename(file))) continue
     const pid = Number(name.slice(prefix.length, name.indexOf('.', prefix.length)))
-    if (!isProcessAlive(pid)) await unlink(path.join(dir, name)).catch(() => undefined)
+    if (!isProcessAlive(pid)) await removeTree(path.join(dir, name)).catch(() => undefined)
   }
 }
 
-function heldLock(file: string, content: string): PluginLock {
+function heldLock(file: string, marker: string): PluginLock {
   let released = false
   return {
     file,
     async release() {
       if (released) return
       released = true
-      // Only our own lock is removed: a lock file that no longer holds our token was broken by someone
-      // who judged us dead, and it is theirs now.
-      if ((await readLockFile(file)) === content) await unlink(file).catch(() => undefined)
+      // Only our own marker is removed: when it is gone, someone judged us dead and broke the lock, and
+      // whatever stands there now is theirs. The directory goes only when it is empty. A lock that cannot
+      // be given up is left: once this process has exited, the next operation judges it stale.
+      try {
+        await unlink(path.join(file, marker))
+        await removeIfEmpty(file)
+      } catch {
+        return
+      }
     },
-  }
-}
-
-async function readLockFile(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8')
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT')) return null
-    throw error
   }
 }
 
@@ -221,26 +292,5 @@ export function isProcessAlive(pid: number): boolean {
     return true
   } catch (error) {
     return !hasErrno(error, 'ESRCH')
-  }
-}
-
-/**
- * Removes a stale lock, unless someone else broke it and took a fresh one in the meantime. The file is
- * first moved aside (only one breaker's rename can succeed); if what was moved is not the stale content we
- * judged, it is a live owner's lock and is linked back.
- */
-async function breakLock(file: string, observed: string): Promise<void> {
-  const aside = `${file}.stale-${process.pid}-${randomBytes(6).toString('hex')}`
-  try {
-    await rename(file, aside)
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT')) return
-    throw error
-  }
-  try {
-    const moved = await readFile(aside, 'utf8').catch(() => null)
-    if (moved !== observed) await link(aside, file).catch(() => undefined)
-  } finally {
-    await unlink(aside).catch(() => undefined)
   }
 }

@@ -22,8 +22,11 @@ export interface Mutation {
   readonly to?: string
 }
 
-/** Called synchronously before each mutation with its 1-based ordinal since the hook was set. */
-export type MutationHook = (mutation: Mutation, ordinal: number) => void
+/**
+ * Called before each mutation with its 1-based ordinal since the hook was set. A hook that returns a
+ * promise holds the mutation back until it settles: a test delays a step to widen a race.
+ */
+export type MutationHook = (mutation: Mutation, ordinal: number) => void | Promise<void>
 
 let hook: MutationHook | null = null
 let ordinal = 0
@@ -37,27 +40,28 @@ export function setMutationHook(next: MutationHook | null): void {
   ordinal = 0
 }
 
-function before(kind: MutationKind, path: string, to?: string): void {
+async function before(kind: MutationKind, path: string, to?: string): Promise<void> {
   if (hook === null) return
   ordinal += 1
-  hook(to === undefined ? {kind, path} : {kind, path, to}, ordinal)
+  const pending = hook(to === undefined ? {kind, path} : {kind, path, to}, ordinal)
+  if (pending !== undefined) await pending
 }
 
 /** Creates a directory (its parent must exist unless `recursive`). */
 export async function mkdir(dir: string, options: {mode?: number; recursive?: boolean} = {}): Promise<void> {
-  before('mkdir', dir)
+  await before('mkdir', dir)
   await fs.mkdir(dir, options)
 }
 
 /** Opens a file for writing with these flags (which include O_CREAT, usually O_EXCL). */
 export async function createFile(file: string, flags: number | string, mode: number): Promise<FileHandle> {
-  before('create', file)
+  await before('create', file)
   return fs.open(file, flags, mode)
 }
 
 /** Writes all of `data` into a file this process created; `file` names it for the hook. */
 export async function writeAll(handle: FileHandle, file: string, data: string | Uint8Array): Promise<void> {
-  before('write', file)
+  await before('write', file)
   if (typeof data === 'string') {
     await handle.writeFile(data)
     return
@@ -71,37 +75,37 @@ export async function writeAll(handle: FileHandle, file: string, data: string | 
 
 /** Sets the permission bits of an open file. */
 export async function chmodHandle(handle: FileHandle, file: string, mode: number): Promise<void> {
-  before('chmod', file)
+  await before('chmod', file)
   await handle.chmod(mode)
 }
 
 /** Sets the permission bits of a path. */
 export async function chmod(target: string, mode: number): Promise<void> {
-  before('chmod', target)
+  await before('chmod', target)
   await fs.chmod(target, mode)
 }
 
 /** Renames `from` to `to` (one atomic step on one file system; a link is moved, never followed). */
 export async function rename(from: string, to: string): Promise<void> {
-  before('rename', from, to)
+  await before('rename', from, to)
   await fs.rename(from, to)
 }
 
 /** Makes a hard link `to` of `existing`. */
 export async function link(existing: string, to: string): Promise<void> {
-  before('link', existing, to)
+  await before('link', existing, to)
   await fs.link(existing, to)
 }
 
 /** Removes a file or a symbolic link (never what it points to). */
 export async function unlink(file: string): Promise<void> {
-  before('unlink', file)
+  await before('unlink', file)
   await fs.unlink(file)
 }
 
 /** Removes an empty directory. */
 export async function rmdir(dir: string): Promise<void> {
-  before('rmdir', dir)
+  await before('rmdir', dir)
   await fs.rmdir(dir)
 }
 
@@ -111,7 +115,7 @@ export async function rmdir(dir: string): Promise<void> {
  * checks that the directories above `target` are real ones.
  */
 export async function removeTree(target: string): Promise<void> {
-  before('remove-tree', target)
+  await before('remove-tree', target)
   // Retries briefly on Windows' transient sharing errors.
   await fs.rm(target, {recursive: true, force: true, maxRetries: 3})
 }

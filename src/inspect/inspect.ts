@@ -3,13 +3,15 @@ import path from 'node:path'
 import {missingManifestAdvice} from '../archive/foreign.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
-import {withArtifact} from '../artifact/open.js'
+import {withArtifact, type OpenedArtifact} from '../artifact/open.js'
+import {certificateIdPattern, maxCertificateBytes, readCertificateObject} from '../pki/certificate.js'
 import {SvcPluginError} from '../errors.js'
 import {readInputFile} from '../fs/input.js'
 import type {ReadJsonResult} from '../json/strict-json.js'
 import {readManifestDocument} from '../manifest/validate.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import {entryNameOf} from '../model/entry-name.js'
+import {signingFileNames} from '../model/signing-files.js'
 import {isKnownPermission} from '../model/index.js'
 
 /** Why `inspect` could not describe its subject. */
@@ -18,12 +20,24 @@ export type InspectErrorCode = 'file-not-found' | 'manifest-missing' | 'manifest
 /** Thrown by {@link inspect} when there is no readable manifest to describe. */
 export class InspectError extends SvcPluginError<InspectErrorCode> {}
 
-/** How a `signature` block looks, without verifying it. */
-export type SignatureShape =
-  | 'not signed'
-  | 'well-formed ed25519 (not cryptographically verified)'
-  | 'unverifiable (unrecognized algorithm)'
-  | 'invalid ed25519 length'
+/**
+ * How a `signature` block looks, without verifying it: `well-formed` (an Ed25519 value of 64 bytes, not
+ * cryptographically verified), `unrecognized-algorithm` (another algorithm, which nothing here can check),
+ * `invalid-length` (an Ed25519 value that does not decode to 64 bytes).
+ */
+export type SignatureShape = 'well-formed' | 'unrecognized-algorithm' | 'invalid-length'
+
+/** A signature as the artifact declares it, never verified: each member as written, null where it is absent or not text. */
+export interface SignatureFacts {
+  algorithm: string | null
+  /** The certificate id the signature names. */
+  keyId: string | null
+  /** The `certificateId` of the certificate.json the artifact carries; null when it carries none that reads as one. */
+  certificateId: string | null
+  /** When it was signed, as written (RFC 3339). */
+  signedAt: string | null
+  shape: SignatureShape
+}
 
 /** A read-only description of an artifact or a plugin folder; it never judges. */
 export interface Inspection {
@@ -39,7 +53,8 @@ export interface Inspection {
   conflicts: unknown[]
   iconPacks: unknown[]
   compatibility: unknown
-  signature: SignatureShape
+  /** The signature block as data; null when the artifact is not signed. */
+  signature: SignatureFacts | null
   entries: number
   uncompressedBytes: number
   /** Size of the artifact file; `null` for a folder. */
@@ -68,6 +83,7 @@ async function inspectArtifact(file: string, limits: Partial<ArchiveLimits> | un
     const uncompressedBytes = artifact.entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0)
     return describe(manifest, {
       subject: {kind: 'artifact', path: file},
+      certificateId: manifest.signature === undefined ? null : await carriedCertificateId(artifact),
       has: (name) => names.has(name),
       entries: artifact.entries.length,
       uncompressedBytes,
@@ -87,6 +103,7 @@ async function inspectDirectory(dir: string): Promise<Inspection> {
   for (const file of content.files.values()) uncompressedBytes += file.size
   return describe(manifest, {
     subject: {kind: 'directory', path: dir},
+    certificateId: null,
     has: (name) => content.files.has(name),
     entries: content.files.size + 1,
     uncompressedBytes,
@@ -105,6 +122,8 @@ function parseManifest(document: ReadJsonResult, file: string): Record<string, u
 
 interface Facts {
   subject: Inspection['subject']
+  /** The certificate id of the certificate.json carried beside a signature. */
+  certificateId: string | null
   has: (name: string) => boolean
   entries: number
   uncompressedBytes: number
@@ -127,7 +146,7 @@ function describe(manifest: Record<string, unknown>, facts: Facts): Inspection {
     conflicts: arrayOf(manifest.conflicts),
     iconPacks: arrayOf(manifest.iconPacks),
     compatibility: manifest.compatibility ?? null,
-    signature: signatureShape(manifest.signature),
+    signature: signatureFacts(manifest.signature, facts.certificateId),
     entries: facts.entries,
     uncompressedBytes: facts.uncompressedBytes,
     archiveBytes: facts.archiveBytes,
@@ -153,14 +172,29 @@ function describeEntrypoints(value: unknown, has: (name: string) => boolean): In
     })
 }
 
-/** The signature block's shape (issue: inspect never verifies). */
-export function signatureShape(signature: unknown): SignatureShape {
-  if (signature === undefined || signature === null) return 'not signed'
+/** The signature block as data (never verified); null when there is none. */
+export function signatureFacts(signature: unknown, certificateId: string | null = null): SignatureFacts | null {
+  if (signature === undefined || signature === null) return null
   const block = (typeof signature === 'object' ? signature : {}) as Record<string, unknown>
-  if (block.algorithm !== 'ed25519') return 'unverifiable (unrecognized algorithm)'
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
+  return {algorithm: text(block.algorithm), keyId: text(block.keyId), certificateId, signedAt: text(block.signedAt), shape: signatureShape(block)}
+}
+
+/** How the block looks: its algorithm, and an Ed25519 value's decoded length. */
+function signatureShape(block: Record<string, unknown>): SignatureShape {
+  if (block.algorithm !== 'ed25519') return 'unrecognized-algorithm'
   const value = typeof block.value === 'string' ? block.value : ''
   const decoded = /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : Buffer.alloc(0)
-  return decoded.length === 64 ? 'well-formed ed25519 (not cryptographically verified)' : 'invalid ed25519 length'
+  return decoded.length === 64 ? 'well-formed' : 'invalid-length'
+}
+
+/** The `certificateId` of the certificate.json an artifact carries, or null when there is none that reads as one. */
+async function carriedCertificateId(artifact: OpenedArtifact): Promise<string | null> {
+  const entry = artifact.archive.get(signingFileNames.certificateJson)
+  if (entry === undefined || entry.uncompressedSize > maxCertificateBytes) return null
+  const certificate = readCertificateObject(await artifact.archive.readEntry(entry, maxCertificateBytes))
+  const id = certificate?.certificateId
+  return typeof id === 'string' && certificateIdPattern.test(id) ? id : null
 }
 
 function arrayOf(value: unknown): unknown[] {

@@ -6,7 +6,7 @@ import {versionOfDirectory} from './layout.js'
 /** What `current.json` says: the active version and the name of the directory under `versions/` holding it. */
 export interface CurrentVersion {
   version: string
-  /** `<version>`, or `<version>_<n>` after a forced reinstall (docs/data-root.md). */
+  /** `<version>`, or `<version>_<n>` while a forced reinstall passes through it (docs/data-root.md). */
   directory: string
 }
 

@@ -1,9 +1,10 @@
 import type {Stats} from 'node:fs'
-import {lstat} from 'node:fs/promises'
+import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {hasErrno} from '../fs/durable.js'
-import {mkdir, rmdir} from '../fs/mutations.js'
+import {chmod, mkdir, rmdir} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
+import {directoryModeOf, directoryModes} from './layout.js'
 
 /** What stands where a real directory belongs. */
 export type UnsafeEntryKind = 'symbolic-link' | 'file' | 'other'
@@ -14,7 +15,8 @@ export type UnsafeEntryKind = 'symbolic-link' | 'file' | 'other'
  * never taken for a directory. Threat: a link planted at `plugins/_staging` (or `versions`, …) would
  * otherwise make the installer write, rename and delete inside whatever it points to.
  *
- * A missing level is created when `create` is set; otherwise the result is null. Callers check right
+ * A missing level is created when `create` is set, with its mode ({@link directoryModeOf}), and so is
+ * the data root with its missing parents (0755); otherwise the result is null. Callers check right
  * before they change anything inside the directory, so that a level replaced by a link since an earlier
  * check is caught too. Node has no directory-relative calls (openat, renameat), so a link swapped in
  * between this check and the change that follows it is not ruled out; the installer limits what such a
@@ -25,18 +27,32 @@ export type UnsafeEntryKind = 'symbolic-link' | 'file' | 'other'
 export async function realDirectory(dataRoot: string, segments: readonly string[], options: {create?: boolean} = {}): Promise<string | null> {
   const root = path.resolve(dataRoot)
   let dir = root
-  for (const segment of segments) {
-    const parent = dir
+  for (const [depth, segment] of segments.entries()) {
     dir = path.join(dir, segment)
     let info = await lstatOrNull(dir)
     if (info === null) {
       if (options.create !== true) return null
-      await createLevel(root, parent, dir)
+      if (depth === 0) await createDataRoot(root)
+      await createDirectory(dir, directoryModeOf(segments.slice(0, depth + 1)))
       info = await lstat(dir)
     }
     if (!info.isDirectory()) throw unsafeDataRoot(dir, info)
   }
   return dir
+}
+
+/**
+ * Creates the directory `dir` with exactly `mode`, whatever the umask: made with it, then set to it (the
+ * umask may have narrowed it). A directory someone else created first is left as it is.
+ */
+export async function createDirectory(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, {mode})
+  } catch (error) {
+    if (hasErrno(error, 'EEXIST')) return
+    throw error
+  }
+  await chmod(dir, mode)
 }
 
 /**
@@ -51,6 +67,22 @@ export async function removeDirectoryIfEmpty(dataRoot: string, segments: readonl
     if (error instanceof InstallError || hasErrno(error, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EBUSY', 'EPERM')) return
     throw error
   }
+}
+
+/**
+ * Refuses a data root that does not exist (`data-root-not-found`) or is not a directory (`unsafe-data-root`),
+ * for the operations that read or change what is installed: only an install creates a data root. The data
+ * root itself may be reached through a link.
+ */
+export async function requireDataRoot(dataRoot: string): Promise<void> {
+  const info = await stat(dataRoot).catch((error: unknown) => {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  })
+  if (info === null) {
+    throw new InstallError('data-root-not-found', `The data root ${dataRoot} does not exist: nothing was ever installed there (an install creates it).`, {details: {path: dataRoot}})
+  }
+  if (!info.isDirectory()) throw unsafeDataRoot(dataRoot, info)
 }
 
 /** {@link realDirectory} that must exist or be created: never null. */
@@ -84,16 +116,12 @@ function kindOf(info: Stats): UnsafeEntryKind {
   return 'other'
 }
 
-/** Creates one level (the data root itself too, when the first level's parent is missing). */
-async function createLevel(root: string, parent: string, dir: string): Promise<void> {
-  try {
-    await mkdir(dir)
-  } catch (error) {
-    if (hasErrno(error, 'EEXIST')) return
-    if (!(hasErrno(error, 'ENOENT') && parent === root)) throw error
-    await mkdir(root, {recursive: true})
-    await mkdir(dir).catch((again: unknown) => {
-      if (!hasErrno(again, 'EEXIST')) throw again
-    })
+/** Creates the data root and whichever of its parents are missing, one level at a time, each 0755. */
+async function createDataRoot(root: string): Promise<void> {
+  const missing: string[] = []
+  for (let dir = root; (await lstatOrNull(dir)) === null; dir = path.dirname(dir)) {
+    missing.unshift(dir)
+    if (path.dirname(dir) === dir) break
   }
+  for (const dir of missing) await createDirectory(dir, directoryModes.shared)
 }

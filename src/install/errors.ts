@@ -60,6 +60,11 @@ export type InstallErrorCode =
    * `details.found` says what it is. The installer never follows it (see docs/data-root.md).
    */
   | 'unsafe-data-root'
+  /**
+   * The data root does not exist: list, activate, uninstall and verifyInstalled never create one (only an
+   * install does), so a mistyped path is said to be one instead of reading as a data root with nothing in it.
+   */
+  | 'data-root-not-found'
 
 /** Thrown by `install`, `uninstall`, `activate`, `verifyInstalled` and `listInstalled`; nothing half-done is left behind. */
 export class InstallError extends SvcPluginError<InstallErrorCode> {}

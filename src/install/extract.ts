@@ -7,6 +7,7 @@ import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js
 import {fsyncDirectory} from '../fs/durable.js'
 import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
+import {directoryModes} from './layout.js'
 
 /** Progress of an extraction: after each entry, and every MiB inside a large one. */
 export interface ExtractProgress {
@@ -85,15 +86,16 @@ export function entryDestination(root: string, name: string): string {
 export async function extractArchive(archive: StrictArchive, root: string, options: ExtractOptions = {}): Promise<Map<string, EntryDigest>> {
   assertExtractableTree(archive.entries)
   const destinations = archive.entries.map((entry) => ({entry, file: entryDestination(root, entry.name)}))
-  await mkdir(root, {mode: 0o755})
+  await mkdir(root, {mode: directoryModes.shared})
   const directories = new Set<string>([root])
   for (const {file} of destinations) {
     for (let dir = path.dirname(file); !directories.has(dir); dir = path.dirname(dir)) directories.add(dir)
   }
   // Parents before children: shortest paths first.
   for (const dir of [...directories].sort((a, b) => a.length - b.length)) {
-    if (dir !== root) await mkdir(dir, {mode: 0o755})
-    await chmod(dir, 0o755)
+    if (dir !== root) await mkdir(dir, {mode: directoryModes.shared})
+    // The umask may have narrowed it: every directory of a version is exactly 0755.
+    await chmod(dir, directoryModes.shared)
   }
 
   const executables = new Set(options.executables)

@@ -1,168 +1,104 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
+import {plural} from '../quantities.js'
 import {missingManifestAdvice} from '../archive/foreign.js'
-import {resolveLimits} from '../archive/limits.js'
-import type {ArchiveLimits, EntryDigest} from '../archive/types.js'
+import type {EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
 import {openArtifact, type OpenedArtifact} from '../artifact/open.js'
 import {pathExists} from '../fs/durable.js'
 import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-files.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
-import {resolveEntrypoint} from '../model/entrypoint.js'
+import {resolveEntrypoint, type ResolvedEntrypoint} from '../model/entrypoint.js'
 import {effectiveSettings} from '../model/settings.js'
 import type {Manifest} from '../model/manifest.js'
-import {hostRid as currentHostRid} from '../model/rid.js'
-import {checkContents, verificationContext} from '../signing/verify.js'
-import {admit} from './admission.js'
-import {checkCompatibility, defaultProtocolRange, developmentHostVersion, type HostCompatibility} from './compatibility.js'
+import {checkContents, type VerifyContext} from '../signing/verify.js'
+import {admit, type Admission} from './admission.js'
+import {checkCompatibility} from './compatibility.js'
 import {realDirectory} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {extractArchive} from './extract.js'
 import {readActivePlugins} from './installed.js'
+import {operationBasics, resolveSettings, type InstallSettings} from './install-settings.js'
 import {writeTransaction, type InstallTransaction} from './journal.js'
-import {assertPluginId, assertVersion, freeDirectoryName, levels, pluginPaths, versionPath} from './layout.js'
+import {freeDirectoryName, levels, pluginPaths, versionPath} from './layout.js'
 import {withPluginLock} from './locked.js'
 import {evaluateRelations} from './relations.js'
-import {recordRevocationSequence} from './revocation-state.js'
-import {createStaging} from './staging.js'
+import {revocationContext} from './revocation-state.js'
+import {createStaging, type Staging} from './staging.js'
 import {applyTransaction} from './transaction.js'
-import {assertNoTrustDowngrade, assertSamePublisher, readTrustRecord} from './trust-record.js'
+import {assertNoTrustDowngrade, assertSamePublisher, readTrustRecord, type TrustRecord} from './trust-record.js'
 import type {InstallOptions, InstallProgress, InstallResult, InstallStep} from './types.js'
-import {readInstalledVersions} from './version-directories.js'
+import {readInstalledVersions, type InstalledVersions} from './version-directories.js'
 import {warning, type InstallWarning} from './warnings.js'
 
-/** Every option of an install with its default applied and checked. */
-interface InstallSettings {
-  dataRoot: string
-  hostRid: string
-  host: HostCompatibility
-  retain: number
-  activate: boolean
-  limits: ArchiveLimits
-  /** `sha256:` + lowercase hex, when the caller expects a file digest. */
-  expectSha256: string | null
+/** Reports a step to the caller's progress hook. */
+type Report = (step: InstallStep, bytesDone?: number, bytesTotal?: number, entry?: string) => Promise<void>
+
+/** What an install works with once its settings are checked and its revocation lists settled. */
+interface InstallRun {
+  settings: InstallSettings
+  context: VerifyContext
+  options: InstallOptions
+  report: Report
+}
+
+/** The artifact as judged before anything is written: its manifest, the executable the host starts. */
+interface Judged {
+  artifact: OpenedArtifact
+  manifest: Manifest
+  manifestBytes: Uint8Array
+  entrypoint: ResolvedEntrypoint | null
+  /** The entry name of the host's executable, null without an entrypoint for the host. */
+  executable: string | null
+  warnings: InstallWarning[]
+}
+
+/** The plugin as found under its lock: its versions, the active one, its trust record. */
+interface Target {
+  installed: InstalledVersions
+  previousVersion: string | null
+  record: TrustRecord | null
 }
 
 /**
- * Installs a `.svcPlugin` artifact into `options.dataRoot`. Everything is judged before anything is
- * written: the archive (strict reading), the manifest at development level, the expected id and the host
- * compatibility. A revocation list that verifies is checked against the newest this data root has seen
- * and remembered at once, whatever becomes of the install. Then, holding the plugin's lock, the archive is
- * extracted into a fresh staging directory, hashed as it is written, checked against `files[]` and the
- * signature, and promoted into `versions/<version>` by one rename; the trust record, `current.json` and
- * pruning follow. The clock is read once: certificates, `signedAt` and the list are judged at that instant.
- * A process killed at any point leaves the old state or the new one. Throws {@link InstallError}.
+ * Installs a `.svcPlugin` artifact into `options.dataRoot`, in the order of the checklist:
+ * 1. **Revocation lists.** A list given is verified and recorded in the data root's revocation state at
+ *    once, before anything else can refuse; every list the data root has recorded applies from then on.
+ * 2. **Judge** the artifact before anything is written: strict reading, the expected digest, the manifest
+ *    at development level, the expected id and version, the host's compatibility, the host's executable.
+ * 3. **Stage**, holding the plugin's lock: the archive is extracted into a fresh staging directory,
+ *    hashed as it is written.
+ * 4. **Admit** the staged tree: `files[]` exhaustively, the signature (with every revocation list), the
+ *    trust the plugin holds and its publisher, relations to the other plugins.
+ * 5. **Commit**: the journal is written (from here on the install happens even if the process dies), the
+ *    staged tree is promoted by one rename, the trust record, `current.json` and pruning follow, and the
+ *    version ends in `versions/<version>/`.
+ * The clock is read once: certificates, `signedAt` and lists are judged at that instant. A process killed
+ * at any point leaves the old state or the new one. Throws {@link InstallError} (and the revocation and
+ * trust-store refusals).
  */
 export async function install(artifactFile: string, options: InstallOptions): Promise<InstallResult> {
-  const settings = resolveSettings(options)
-  const now = options.now ?? new Date()
-  const report = async (step: InstallStep, bytesDone = 0, bytesTotal = 0, entry?: string): Promise<void> => {
-    if (options.onProgress === undefined) return
-    const progress: InstallProgress = {step, bytesDone, bytesTotal}
-    if (entry !== undefined) progress.entry = entry
-    await options.onProgress(progress)
-  }
-
   let artifact: OpenedArtifact | undefined
   try {
-    artifact = await openArtifact(artifactFile, {limits: settings.limits, fileDigest: settings.expectSha256 !== null})
-    if (settings.expectSha256 !== null && artifact.fileSha256 !== settings.expectSha256) {
-      throw new InstallError('artifact-digest-mismatch', `${artifactFile} has the SHA-256 ${artifact.fileSha256}, not the expected ${settings.expectSha256}.`, {
-        details: {expected: settings.expectSha256, actual: artifact.fileSha256},
-      })
-    }
-    const manifest = judgeManifest(artifact, artifactFile, {id: options.expectId, version: options.expectVersion})
-    const manifestBytes = (artifact.manifest as ManifestRead).bytes
-    const warnings = checkCompatibility(manifest, settings.host)
-    const context = verificationContext({trust: options.trust ?? {roots: []}, now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations, requireContainerSignature: options.requireContainerSignature})
-    // Rollback protection: a list that verifies is the newest this data root has seen (or it is refused),
-    // and it is remembered now, so that refusing this artifact cannot make the host forget it.
-    if (context.revocations !== null) await recordRevocationSequence(settings.dataRoot, context.revocations)
-    const entrypoint = resolveEntrypoint(manifest, settings.hostRid)
-    const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
-    // The host starts this file: an artifact without it would install, activate and fail at launch.
-    if (entrypoint !== null && artifact.archive.get(executable as string) === undefined) {
-      throw new InstallError('entrypoint-missing', `The ${entrypoint.rid} entrypoint ${entrypoint.executable}, which a ${settings.hostRid} host starts, is not in ${artifactFile}.`, {
-        details: {rid: entrypoint.rid, hostRid: settings.hostRid, executable},
-      })
-    }
-    await report('judged')
-
-    const opened = artifact
-    return await withPluginLock(settings.dataRoot, manifest.id, options, async () => {
-      await report('locked')
-      const {id, version} = manifest
-      const paths = pluginPaths(settings.dataRoot, id)
-      const installed = await readInstalledVersions(settings.dataRoot, id)
-      // The plugin's state directory is handed to the plugin: it must be a real one (or not exist yet).
-      await realDirectory(settings.dataRoot, levels.data(id))
-      const previousVersion = installed.active?.version ?? null
-      if (options.force !== true && installed.directories.has(version)) {
-        throw new InstallError('already-installed', `${id} ${version} is already installed; replacing it was not asked for.`, {
-          details: {id, version, active: previousVersion === version},
-        })
-      }
-      const record = await readTrustRecord(paths.trust)
-
-      const staging = await createStaging(settings.dataRoot, id)
+    const basics = operationBasics(options)
+    const context = await revocationContext(basics.dataRoot, {...options, now: basics.now})
+    const run: InstallRun = {settings: resolveSettings(options, basics), context, options, report: progressReporter(options)}
+    artifact = await openArtifact(artifactFile, {limits: run.settings.limits, fileDigest: run.settings.expectSha256 !== null})
+    const judged = judge(artifact, artifactFile, run.settings, options)
+    await run.report('judged')
+    return await withPluginLock(basics.dataRoot, judged.manifest.id, options, async () => {
+      await run.report('locked')
+      const target = await readTarget(run.settings.dataRoot, judged.manifest, options.force === true)
+      const staging = await createStaging(run.settings.dataRoot, judged.manifest.id)
       let committed = false
       try {
-        const digests = await extractArchive(opened.archive, staging.content, {
-          preloaded: new Map([[manifestEntryName, manifestBytes]]),
-          executables: executable === null ? [] : [executable],
-          onProgress: (progress) => report('extracting', progress.bytesDone, progress.bytesTotal, progress.entry),
-        })
-        await report('extracted')
-
-        const files = new Map([...digests].filter(([name]) => name !== manifestEntryName))
-        warnings.push(...checkDeclaredFiles(manifest, files))
-        const subject = `${id} ${version}`
-        const contents = await contentsOf(opened.manifest, files, (name) => readFile(path.join(staging.content, ...name.split('/'))))
-        const admission = admit(checkContents(contents, context), {allowUnsigned: options.allowUnsigned, subject})
-        assertNoTrustDowngrade(record, admission.verdict, id, `${version}`)
-        assertSamePublisher(record, admission.publisher, id, `${version}`)
-        warnings.push(...admission.warnings)
-        await report('verified')
-
-        if (entrypoint === null) {
-          warnings.push(warning('no-entrypoint-for-runtime', `${subject} has no entrypoint for ${settings.hostRid}; it is installed and activated, but not started.`))
-        }
-        warnings.push(...evaluateRelations(manifest, await readActivePlugins(settings.dataRoot, id)))
-
-        const transaction: InstallTransaction = {
-          operation: 'install',
-          version,
-          // A forced reinstall never overwrites the directory it replaces: the new tree gets its own name.
-          directory: freeDirectoryName(version, installed.taken),
-          staging: staging.name,
-          activate: settings.activate,
-          admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: now.toISOString()},
-          previousVersion,
-          retain: settings.retain,
-        }
-        await writeTransaction(settings.dataRoot, id, transaction)
-        committed = true
-        await report('committed')
-        await applyTransaction(settings.dataRoot, id, transaction, (step) => report(step))
-
-        return {
-          id,
-          version,
-          activated: settings.activate || previousVersion === version,
-          previousVersion,
-          verdict: admission.verdict,
-          certificateId: admission.certificateId,
-          entrypoint,
-          settings: effectiveSettings(manifest),
-          autoStart: entrypoint !== null && !warnings.some((item) => item.blocking),
-          directory: versionPath(settings.dataRoot, id, transaction.directory),
-          dataDirectory: paths.data,
-          warnings,
-        }
+        const files = await stage(judged, staging, run.report)
+        const admission = await admitStaged(judged, files, staging, target, run)
+        return await commit(judged, admission, target, staging, run, () => (committed = true))
       } finally {
         // Past the commit point a failed step leaves the journal and its staged tree for the next operation.
-        if (!committed || !(await pathExists(paths.transaction))) await staging.remove()
+        if (!committed || !(await pathExists(pluginPaths(run.settings.dataRoot, judged.manifest.id).transaction))) await staging.remove()
       }
     })
   } catch (error) {
@@ -172,39 +108,124 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
   }
 }
 
-function resolveSettings(options: InstallOptions): InstallSettings {
-  if (typeof options?.dataRoot !== 'string' || options.dataRoot === '') {
-    throw new InstallError('invalid-argument', 'The data root must name a directory.', {details: {argument: 'dataRoot'}})
+function progressReporter(options: InstallOptions): Report {
+  return async (step, bytesDone = 0, bytesTotal = 0, entry) => {
+    if (options.onProgress === undefined) return
+    const progress: InstallProgress = {step, bytesDone, bytesTotal}
+    if (entry !== undefined) progress.entry = entry
+    await options.onProgress(progress)
   }
-  const hostVersion = options.hostVersion ?? developmentHostVersion
-  assertVersion(hostVersion)
-  const protocol = options.protocol ?? defaultProtocolRange
-  if (!Number.isSafeInteger(protocol.minimum) || !Number.isSafeInteger(protocol.maximum) || protocol.minimum < 1 || protocol.maximum < protocol.minimum) {
-    throw new InstallError('invalid-argument', `The host protocol range ${protocol.minimum}-${protocol.maximum} is not one (integers, 1 <= minimum <= maximum).`, {
-      details: {argument: 'protocol', value: protocol},
+}
+
+/**
+ * Judges the opened artifact: its file digest when one is expected (`artifact-digest-mismatch`), its
+ * manifest (see {@link judgeManifest}), the host's compatibility (`incompatible`) and the executable the
+ * host would start (`entrypoint-missing`: an artifact without it would install, activate and fail at launch).
+ */
+function judge(artifact: OpenedArtifact, artifactFile: string, settings: InstallSettings, options: InstallOptions): Judged {
+  if (settings.expectSha256 !== null && artifact.fileSha256 !== settings.expectSha256) {
+    throw new InstallError('artifact-digest-mismatch', `${artifactFile} has the SHA-256 ${artifact.fileSha256}, not the expected ${settings.expectSha256}.`, {
+      details: {expected: settings.expectSha256, actual: artifact.fileSha256},
     })
   }
-  const retain = options.retain ?? 1
-  if (!Number.isSafeInteger(retain) || retain < 0) {
-    throw new InstallError('invalid-argument', `The number of versions to retain must be a whole number, not ${retain}.`, {details: {argument: 'retain', value: retain}})
+  const manifest = judgeManifest(artifact, artifactFile, {id: options.expectId, version: options.expectVersion})
+  const warnings = checkCompatibility(manifest, settings.host)
+  const entrypoint = resolveEntrypoint(manifest, settings.hostRid)
+  const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
+  if (entrypoint !== null && artifact.archive.get(executable as string) === undefined) {
+    throw new InstallError('entrypoint-missing', `The ${entrypoint.rid} entrypoint ${entrypoint.executable}, which a ${settings.hostRid} host starts, is not in ${artifactFile}.`, {
+      details: {rid: entrypoint.rid, hostRid: settings.hostRid, executable},
+    })
   }
-  if (options.expectId !== undefined) assertPluginId(options.expectId)
-  if (options.expectVersion !== undefined) assertVersion(options.expectVersion)
-  const expectSha256 = options.expectSha256 === undefined ? null : /^(?:sha256:)?([0-9a-fA-F]{64})$/.exec(options.expectSha256)?.[1]
-  if (expectSha256 === undefined) {
-    throw new InstallError('invalid-argument', `The expected SHA-256 ${JSON.stringify(options.expectSha256)} is not a SHA-256 digest (64 hex digits).`, {details: {argument: 'expectSha256'}})
+  return {artifact, manifest, manifestBytes: (artifact.manifest as ManifestRead).bytes, entrypoint, executable, warnings}
+}
+
+/**
+ * Reads the plugin under its lock: its installed versions (`already-installed` for this version unless
+ * `force`), its trust record, and checks that its state directory is a real one (or not there yet): it is
+ * handed to the plugin.
+ */
+async function readTarget(dataRoot: string, manifest: Manifest, force: boolean): Promise<Target> {
+  const {id, version} = manifest
+  const installed = await readInstalledVersions(dataRoot, id)
+  await realDirectory(dataRoot, levels.data(id))
+  const previousVersion = installed.active?.version ?? null
+  if (!force && installed.directories.has(version)) {
+    throw new InstallError('already-installed', `${id} ${version} is already installed; replacing it was not asked for.`, {
+      details: {id, version, active: previousVersion === version},
+    })
   }
-  if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) {
-    throw new InstallError('invalid-argument', 'now must be a valid Date.', {details: {argument: 'now'}})
+  return {installed, previousVersion, record: await readTrustRecord(pluginPaths(dataRoot, id).trust)}
+}
+
+/** Extracts every entry into the staging directory, hashed as it is written; returns each payload file's digest. */
+async function stage(judged: Judged, staging: Staging, report: Report): Promise<Map<string, EntryDigest>> {
+  const digests = await extractArchive(judged.artifact.archive, staging.content, {
+    preloaded: new Map([[manifestEntryName, judged.manifestBytes]]),
+    executables: judged.executable === null ? [] : [judged.executable],
+    onProgress: (progress) => report('extracting', progress.bytesDone, progress.bytesTotal, progress.entry),
+  })
+  await report('extracted')
+  return new Map([...digests].filter(([name]) => name !== manifestEntryName))
+}
+
+/**
+ * Admits the staged tree: `files[]` exhaustively (`hash-mismatch`), the signature over the bytes as
+ * written with every revocation list (see `admit`), no lower trust than the plugin holds
+ * (`trust-downgrade`) and the same publisher (`publisher-changed`); then the warnings of relations.
+ */
+async function admitStaged(judged: Judged, files: Map<string, EntryDigest>, staging: Staging, target: Target, run: InstallRun): Promise<Admission> {
+  const {id, version} = judged.manifest
+  judged.warnings.push(...checkDeclaredFiles(judged.manifest, files))
+  const contents = await contentsOf(judged.artifact.manifest, files, (name) => readFile(path.join(staging.content, ...name.split('/'))))
+  const admission = admit(checkContents(contents, run.context), {allowUnsigned: run.options.allowUnsigned, subject: `${id} ${version}`})
+  assertNoTrustDowngrade(target.record, admission.verdict, id, version)
+  assertSamePublisher(target.record, admission.publisher, id, version)
+  judged.warnings.push(...admission.warnings)
+  await run.report('verified')
+  if (judged.entrypoint === null) {
+    judged.warnings.push(warning('no-entrypoint-for-runtime', `${id} ${version} has no entrypoint for ${run.settings.hostRid}; it is installed and activated, but not started.`))
   }
+  judged.warnings.push(...evaluateRelations(judged.manifest, await readActivePlugins(run.settings.dataRoot, id)))
+  return admission
+}
+
+/**
+ * Writes the journal (the commit point, reported through `committed`), then carries it to its end
+ * (transaction.ts) and describes the installed version.
+ */
+async function commit(judged: Judged, admission: Admission, target: Target, staging: Staging, run: InstallRun, committed: () => void): Promise<InstallResult> {
+  const {settings} = run
+  const {id, version} = judged.manifest
+  const transaction: InstallTransaction = {
+    operation: 'install',
+    version,
+    // A forced reinstall never overwrites the directory it replaces: the new tree passes through a name
+    // of its own, and moves to `versions/<version>` once the old tree is gone.
+    directory: freeDirectoryName(version, target.installed.taken),
+    staging: staging.name,
+    activate: settings.activate,
+    admission: {verdict: admission.verdict, certificateId: admission.certificateId, publisher: admission.publisher, admittedAt: settings.now.toISOString()},
+    previousVersion: target.previousVersion,
+    retain: settings.retain,
+  }
+  await writeTransaction(settings.dataRoot, id, transaction)
+  committed()
+  await run.report('committed')
+  const outcome = await applyTransaction(settings.dataRoot, id, transaction, (step) => run.report(step))
   return {
-    dataRoot: path.resolve(options.dataRoot),
-    hostRid: options.hostRid ?? currentHostRid(),
-    host: {hostVersion, protocol: {minimum: protocol.minimum, maximum: protocol.maximum}},
-    retain,
-    activate: options.activate ?? true,
-    limits: resolveLimits(options.limits),
-    expectSha256: expectSha256 === null ? null : `sha256:${expectSha256.toLowerCase()}`,
+    id,
+    version,
+    activated: settings.activate || target.previousVersion === version,
+    previousVersion: target.previousVersion,
+    verdict: admission.verdict,
+    certificateId: admission.certificateId,
+    entrypoint: judged.entrypoint,
+    settings: effectiveSettings(judged.manifest),
+    autoStart: judged.entrypoint !== null && !judged.warnings.some((item) => item.blocking),
+    directory: versionPath(settings.dataRoot, id, outcome.directory),
+    dataDirectory: pluginPaths(settings.dataRoot, id).data,
+    warnings: judged.warnings,
   }
 }
 
@@ -229,7 +250,7 @@ function judgeManifest(opened: OpenedArtifact, artifact: string, expect: {id?: s
       })
     }
     const first = errors[0]
-    throw new InstallError('manifest-invalid', `${artifact} has an invalid manifest${first === undefined ? '' : `: ${first.code}: ${first.message}`} (${errors.length} error(s)).`, {
+    throw new InstallError('manifest-invalid', `${artifact} has an invalid manifest${first === undefined ? '' : `: ${first.code}: ${first.message}`} (${plural(errors.length, 'error')}).`, {
       details: {problems: report.problems},
     })
   }
@@ -262,4 +283,3 @@ function checkDeclaredFiles(manifest: Manifest, files: ReadonlyMap<string, Entry
   }
   return []
 }
-

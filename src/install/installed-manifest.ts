@@ -1,6 +1,10 @@
 import {lstat, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {resolveLimits} from '../archive/limits.js'
+import type {EntryDigest} from '../archive/types.js'
+import {contentsOf, manifestRead, type ArtifactContents} from '../artifact/contents.js'
+import {readTree} from '../fs/tree.js'
+import {manifestEntryName} from '../manifest/declared-files.js'
 import type {ValidationReport} from '../manifest/report.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import type {Manifest} from '../model/manifest.js'
@@ -51,4 +55,25 @@ export async function readInstalledManifest(dir: string, id: string): Promise<{m
     })
   }
   return {manifest: loaded.manifest, bytes: loaded.bytes}
+}
+
+/** An installed version's files as the checklist reads them, and what else its tree holds. */
+export interface InstalledContents {
+  contents: ArtifactContents
+  /** Size and SHA-256 of every regular file but manifest.json. */
+  files: Map<string, EntryDigest>
+  /** Paths that are neither a regular file nor a directory (never followed). */
+  unexpected: string[]
+}
+
+/**
+ * Reads an installed version directory the way the verification checklist reads an artifact: every
+ * regular file hashed once (links and special files never followed, listed in `unexpected`), the
+ * manifest as given (its exact bytes), the signing files kept in memory.
+ */
+export async function readInstalledContents(dir: string, manifestBytes: Uint8Array): Promise<InstalledContents> {
+  const tree = await readTree(dir, {digests: true})
+  const files = new Map([...tree.files].filter(([name]) => name !== manifestEntryName)) as Map<string, EntryDigest>
+  const contents = await contentsOf(manifestRead(manifestBytes), files, (name) => readFile(path.join(dir, ...name.split('/'))))
+  return {contents, files, unexpected: tree.unexpected}
 }

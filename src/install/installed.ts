@@ -3,7 +3,7 @@ import path from 'node:path'
 import type {Manifest} from '../model/manifest.js'
 import {isPluginId} from '../model/plugin-id.js'
 import {pathExists} from '../fs/durable.js'
-import {realDirectory} from './data-root.js'
+import {realDirectory, requireDataRoot} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {levels, pluginPaths, versionPath} from './layout.js'
 import {readTrustRecord, type AdmittedVerdict} from './trust-record.js'
@@ -65,6 +65,7 @@ export async function installedPluginIds(dataRoot: string): Promise<string[]> {
  */
 export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]> {
   try {
+    await requireDataRoot(dataRoot)
     return await listed(dataRoot)
   } catch (error) {
     throw asInstallError(error)

@@ -5,8 +5,8 @@ import {InstallError} from './errors.js'
 
 /**
  * Where everything of an installation lives (docs/data-root.md):
- * `<dataRoot>/plugins/<id>/versions/<directory>/` (immutable, the archive's root; the directory is named
- * `<version>` or `<version>_<n>`), `<id>/current.json`, `<id>/trust.json`, `<id>/data/`, `<id>/.lock`,
+ * `<dataRoot>/plugins/<id>/versions/<version>/` (immutable, the archive's root; `<version>_<n>` while a
+ * forced reinstall replaces it), `<id>/current.json`, `<id>/trust.json`, `<id>/data/`, `<id>/.lock/`,
  * `<id>/.transaction.json` and `_staging/<id>_<random>/`.
  */
 export interface PluginPaths {
@@ -14,13 +14,13 @@ export interface PluginPaths {
   root: string
   /** `<id>/versions` */
   versions: string
-  /** `<id>/current.json`: `{"version": "<v>"}` (plus `"directory"` when it is not `<v>`), the active version. */
+  /** `<id>/current.json`: `{"version": "<v>"}` (plus `"directory"` while a forced reinstall passes through `<v>_<n>`), the active version. */
   current: string
   /** `<id>/trust.json`: the trust the plugin was admitted with. */
   trust: string
   /** `<id>/data`: the plugin's own state, kept across updates. */
   data: string
-  /** `<id>/.lock`: held by the one operation working on this plugin. */
+  /** `<id>/.lock`: the lock directory held by the one operation working on this plugin (src/fs/lock.ts). */
   lock: string
   /** `<id>/.transaction.json`: an install between its commit point and its last step. */
   transaction: string
@@ -63,6 +63,21 @@ export const levels = {
   data: (id: string): readonly string[] => ['plugins', id, 'data'],
 } as const
 
+/**
+ * The mode of every directory the installer creates, set exactly whatever the umask (docs/data-root.md):
+ * `shared` (0755: the host reads it, only its owner writes it) for the data root when the installer
+ * creates it, `plugins`, `<id>`, `versions`, each version and every directory inside one; `private`
+ * (0700) for `_staging` and its operations' directories, and for a plugin's `data`.
+ */
+export const directoryModes = {shared: 0o755, private: 0o700} as const
+
+/** The mode of the data-root directory `segments` (see {@link directoryModes}). */
+export function directoryModeOf(segments: readonly string[]): number {
+  const [top, plugin, inside] = segments
+  const privateLevel = (segments.length === 2 && top === 'plugins' && plugin === '_staging') || (segments.length === 3 && inside === 'data')
+  return privateLevel ? directoryModes.private : directoryModes.shared
+}
+
 /** The largest `<n>` of a `<version>_<n>` directory name: nine digits, far beyond any real history. */
 const maxDirectorySuffix = /^[1-9][0-9]{0,8}$/
 
@@ -70,7 +85,8 @@ const maxDirectorySuffix = /^[1-9][0-9]{0,8}$/
  * The version a version directory holds, judged by its name: `<version>` or `<version>_<n>` (n ≥ 1), or
  * null for any other name. SemVer never contains `_`, so the version is the part before the first one.
  * A forced reinstall of a version that has a directory promotes the new tree under a fresh name, so that
- * `current.json` can switch from the old tree to the new one in one atomic write (docs/data-root.md).
+ * `current.json` can switch from the old tree to the new one in one atomic write, and moves it back to
+ * `<version>` once the old tree is gone (docs/data-root.md).
  */
 export function versionOfDirectory(name: string): string | null {
   const at = name.indexOf('_')

@@ -9,6 +9,7 @@ import {readTransaction} from './journal.js'
 import {levels, pluginPaths} from './layout.js'
 import {discard, listStaging, removeStagingOf, stagingOwner} from './staging.js'
 import {applyTransaction} from './transaction.js'
+import {bringToRest} from './at-rest.js'
 import {readInstalledVersions} from './version-directories.js'
 
 /** Options of every operation that changes a plugin. */
@@ -42,7 +43,8 @@ export async function withPluginLock<T>(dataRoot: string, id: string, options: L
 /**
  * Brings plugin `id` to a settled state; the caller holds its lock. A journalled install is applied (its
  * checks passed before the journal was written); leftovers of killed runs are removed: only names this
- * library makes, never a version directory `current.json` names.
+ * library makes, never a version directory `current.json` names; every version is brought to rest in
+ * `versions/<version>` with `current.json` naming just the version.
  */
 export async function recoverPlugin(dataRoot: string, id: string): Promise<void> {
   const transaction = await readTransaction(dataRoot, id, {drop: true})
@@ -60,22 +62,25 @@ export async function recoverPlugin(dataRoot: string, id: string): Promise<void>
   // directories of one version; the one that holds it (current.json's, else the journal's) stays.
   const installed = await readInstalledVersions(dataRoot, id)
   for (const stray of installed.strays) await discard(dataRoot, id, levels.versions(id), stray)
+  // A forced reinstall killed before its layout step leaves the new tree under `<version>_<n>` (so did
+  // earlier versions of this library, for good): every version goes to rest in `versions/<version>`.
+  await bringToRest(dataRoot, id)
   // An uninstall killed after moving out the last version leaves `versions/` empty; it holds no state.
   if (installed.taken.size === 0) await removeDirectoryIfEmpty(dataRoot, levels.versions(id))
 }
 
 // The files a plugin directory holds that are replaced atomically: their temporaries are leftovers.
 const atomicallyWritten = ['current.json', 'trust.json', '.transaction.json']
-// A lock moved aside by a process breaking a stale lock: `.lock.stale-<pid>-<12 hex>`.
+// A lock moved aside by an earlier version of this library breaking a stale lock: `.lock.stale-<pid>-<12 hex>`.
 const movedAsideLock = /^\.lock\.stale-(\d+)-[0-9a-f]{12}$/
 
-/** Removes atomic-write temporaries and abandoned moved-aside locks in a plugin directory. */
+/** Removes atomic-write temporaries, and locks an earlier version moved aside, in a plugin directory. */
 async function removeTemporaries(dataRoot: string, id: string): Promise<void> {
   const root = await realDirectory(dataRoot, levels.plugin(id))
   if (root === null) return
   for (const name of await readdir(root)) {
     // Temporaries are written only under the lock, which we hold: any found is a killed run's. A lock moved
-    // aside is left alone while the process breaking it still runs (it may have to link it back).
+    // aside is left alone while the process that moved it still runs (it may link it back).
     const breaker = movedAsideLock.exec(name)
     const leftover = atomicallyWritten.some((file) => isTemporarySiblingOf(name, file)) || (breaker !== null && !isProcessAlive(Number(breaker[1])))
     if (!leftover) continue

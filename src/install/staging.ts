@@ -3,9 +3,9 @@ import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {isPluginId} from '../model/plugin-id.js'
 import {fsyncDirectory, hasErrno} from '../fs/durable.js'
-import {mkdir, removeTree, rename} from '../fs/mutations.js'
-import {ensureRealDirectory, lstatOrNull, realDirectory} from './data-root.js'
-import {levels} from './layout.js'
+import {removeTree, rename} from '../fs/mutations.js'
+import {createDirectory, ensureRealDirectory, lstatOrNull, realDirectory} from './data-root.js'
+import {directoryModes, levels} from './layout.js'
 
 /** One operation's scratch directory `_staging/<id>_<24 hex>/` (docs/data-root.md). */
 export interface Staging {
@@ -29,7 +29,7 @@ const randomPart = /^[0-9a-f]{24}$/
 export async function createStaging(dataRoot: string, id: string): Promise<Staging> {
   const root = await ensureRealDirectory(dataRoot, levels.staging)
   const name = `${id}${separator}${randomBytes(12).toString('hex')}`
-  await mkdir(path.join(root, name), {mode: 0o700})
+  await createDirectory(path.join(root, name), directoryModes.private)
   return stagingAt(dataRoot, name)
 }
 

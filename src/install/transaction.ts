@@ -1,5 +1,5 @@
-import {fsyncDirectory, hasErrno} from '../fs/durable.js'
-import {mkdir, rename} from '../fs/mutations.js'
+import {fsyncDirectory} from '../fs/durable.js'
+import {rename} from '../fs/mutations.js'
 import {readCurrent, writeCurrent} from './current.js'
 import {ensureRealDirectory, lstatOrNull, realDirectory} from './data-root.js'
 import {readInstalledManifest} from './installed-manifest.js'
@@ -9,6 +9,7 @@ import {selectPrunable} from './prune.js'
 import {discard, stagingAt} from './staging.js'
 import {admitVersion, forgetVersions, readTrustRecord, writeTrustRecord} from './trust-record.js'
 import {readInstalledVersions} from './version-directories.js'
+import {bringToRest} from './at-rest.js'
 
 /** The steps after the commit point, in order, as reported to a progress hook. */
 export type CommitStep = 'promoted' | 'recorded' | 'activated' | 'pruned'
@@ -18,15 +19,19 @@ export interface TransactionOutcome {
   /** False when the promoted tree failed its re-read and the install was undone. */
   applied: boolean
   pruned: string[]
+  /** The name under `versions/` of the directory the version ends in: `<version>`, once at rest. */
+  directory: string
 }
 
 /**
  * Carries a journalled install to its end: rename the staged tree into its new version directory (a name
  * no other directory has: `<version>`, or `<version>_<n>` when that version already has one), re-read the
  * installed manifest, write the trust record, point `current.json` at the new directory (always when the
- * version being replaced is the active one), discard the directory it replaced, prune, make sure `data/`
- * exists, drop the journal. No step removes or overwrites a directory `current.json` names, so at every
- * instant `current.json` names a complete version. Safe to run again from any point.
+ * version being replaced is the active one), discard the directory it replaced, bring the version to rest
+ * in `versions/<version>` (at-rest.ts), prune, make sure `data/` exists, drop the journal. No step removes
+ * or overwrites the directory the active version resolves to (the layout step renames it, and from then on
+ * it resolves to the new name), so at every instant the active version resolves to a complete directory.
+ * Safe to run again from any point.
  */
 export async function applyTransaction(
   dataRoot: string,
@@ -35,41 +40,17 @@ export async function applyTransaction(
   onStep: (step: CommitStep) => Promise<void> = async () => undefined,
 ): Promise<TransactionOutcome> {
   const paths = pluginPaths(dataRoot, id)
-  const {version, directory} = transaction
-  const target = versionPath(dataRoot, id, directory)
-  const staging = stagingAt(dataRoot, transaction.staging)
-
-  if ((await lstatOrNull(staging.content)) !== null) {
-    try {
-      const versionsDir = await ensureRealDirectory(dataRoot, levels.versions(id))
-      // The journal chose a name nothing had; something there now was put by hand: give the install up.
-      if ((await lstatOrNull(target)) !== null) {
-        await dropTransaction(dataRoot, id)
-        return {applied: false, pruned: []}
-      }
-      await realDirectory(dataRoot, levels.staging)
-      // The commit of the tree: one rename, so `versions/` never holds a partial version.
-      await rename(staging.content, target)
-      await fsyncDirectory(versionsDir)
-      await fsyncDirectory(paths.root)
-    } catch (error) {
-      // Refused before anything was promoted (a directory that cannot be written, or is a link): abandoned.
-      await dropTransaction(dataRoot, id)
-      throw error
-    }
-    await onStep('promoted')
-  } else if ((await lstatOrNull(target))?.isDirectory() !== true) {
-    // Nothing staged and nothing promoted: the journal outlived its tree.
-    await dropTransaction(dataRoot, id)
-    return {applied: false, pruned: []}
-  }
+  const {version} = transaction
+  const directory = await promote(dataRoot, id, transaction, onStep)
+  if (directory === null) return {applied: false, pruned: [], directory: transaction.directory}
 
   try {
-    await readInstalledManifest(target, id)
+    await readInstalledManifest(versionPath(dataRoot, id, directory), id)
   } catch (error) {
-    // The same bytes passed before the rename; failing now means the disk changed under us. Undo.
-    await discard(dataRoot, id, levels.versions(id), directory)
+    // The same bytes passed before the rename; failing now means the disk changed under us. Undo: the
+    // journal goes first, so that a journal never outlives its tree (see promote).
     await dropTransaction(dataRoot, id)
+    await discard(dataRoot, id, levels.versions(id), directory)
     throw error
   }
 
@@ -91,21 +72,55 @@ export async function applyTransaction(
   for (const stray of (await readInstalledVersions(dataRoot, id)).strays) {
     if (versionOfDirectory(stray) === version) await discard(dataRoot, id, levels.versions(id), stray)
   }
+  const resting = (await bringToRest(dataRoot, id)).get(version) ?? directory
 
   const pruned = await pruneVersions(dataRoot, id, [version, transaction.previousVersion], transaction.retain)
   await onStep('pruned')
 
   // The plugin's own state directory, kept across updates; created once, never emptied here. Whatever
   // stands there already is left as it is (the install refused anything but a directory before its commit).
-  if ((await lstatOrNull(paths.data)) === null) {
-    await ensureRealDirectory(dataRoot, levels.plugin(id))
-    await mkdir(paths.data).catch((error: unknown) => {
-      if (!hasErrno(error, 'EEXIST')) throw error
-    })
-  }
+  if ((await lstatOrNull(paths.data)) === null) await ensureRealDirectory(dataRoot, levels.data(id))
 
   await dropTransaction(dataRoot, id)
-  return {applied: true, pruned}
+  return {applied: true, pruned, directory: resting}
+}
+
+/**
+ * The commit of the tree: the staged tree is renamed into its version directory (one rename, so
+ * `versions/` never holds a partial version). Run again after a kill, it finds the tree where an earlier
+ * run left it: promoted, or already at rest in `versions/<version>` (a journal outlives its tree only
+ * through that move, since an undo drops the journal first). Returns the directory holding the new tree,
+ * or null when the install is given up: something was put by hand where the tree goes, or the journal
+ * outlived its tree. Refusals before anything was promoted drop the journal too.
+ */
+async function promote(dataRoot: string, id: string, transaction: InstallTransaction, onStep: (step: CommitStep) => Promise<void>): Promise<string | null> {
+  const {version, directory} = transaction
+  const target = versionPath(dataRoot, id, directory)
+  const staging = stagingAt(dataRoot, transaction.staging)
+  if ((await lstatOrNull(staging.content)) === null) {
+    if ((await lstatOrNull(target))?.isDirectory() === true) return directory
+    if (directory !== version && (await lstatOrNull(versionPath(dataRoot, id, version)))?.isDirectory() === true) return version
+    await dropTransaction(dataRoot, id)
+    return null
+  }
+  try {
+    const versionsDir = await ensureRealDirectory(dataRoot, levels.versions(id))
+    // The journal chose a name nothing had; something there now was put by hand: give the install up.
+    if ((await lstatOrNull(target)) !== null) {
+      await dropTransaction(dataRoot, id)
+      return null
+    }
+    await realDirectory(dataRoot, levels.staging)
+    await rename(staging.content, target)
+    await fsyncDirectory(versionsDir)
+    await fsyncDirectory(pluginPaths(dataRoot, id).root)
+  } catch (error) {
+    // Refused before anything was promoted (a directory that cannot be written, or is a link): abandoned.
+    await dropTransaction(dataRoot, id)
+    throw error
+  }
+  await onStep('promoted')
+  return directory
 }
 
 /**

@@ -28,10 +28,10 @@ export interface InstallOptions extends LockOptions {
   /** Install an unsigned artifact (never one with a broken signature); warning `artifact-unsigned`. */
   allowUnsigned?: boolean
   /**
-   * A root-signed revocation list, verified against `trust` before anything is written (`revocation-list-invalid`,
-   * `revocation-list-stale`), refused when older than the newest this data root has seen
-   * (`revocation-list-rollback`), applied to the signature (verdict Revoked: `signature-revoked`), and
-   * recorded as seen once the artifact is admitted.
+   * A root-signed revocation list, verified against `trust` (`revocation-list-invalid`) and recorded in the
+   * data root's revocation state before anything else is judged, unless older than the newest this data root
+   * has seen (`revocation-list-rollback`); then refused when past its nextUpdate (`revocation-list-stale`).
+   * It applies to the signature with every list the data root has recorded (verdict Revoked: `signature-revoked`).
    */
   revocations?: RevocationList
   /** Apply a revocation list past its `nextUpdate` instead of refusing the install with `revocation-list-stale`. */
@@ -98,7 +98,7 @@ export interface InstallResult {
   autoStart: boolean
   /**
    * The installed version's directory (the archive's root): executables are relative to it.
-   * `versions/<version>`, or `versions/<version>_<n>` after a forced reinstall (docs/data-root.md).
+   * `versions/<version>` (docs/data-root.md).
    */
   directory: string
   /** The plugin's own state directory, kept across updates. */
@@ -123,7 +123,7 @@ export interface UninstallResult {
 export interface ActivateResult {
   id: string
   version: string
-  /** The directory of the version now active (`versions/<version>` or `versions/<version>_<n>`). */
+  /** The directory of the version now active, `versions/<version>`. */
   directory: string
   /** The version that was active before, null when none was. */
   previousVersion: string | null

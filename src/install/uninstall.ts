@@ -1,6 +1,6 @@
 import path from 'node:path'
 import {removeCurrent} from './current.js'
-import {lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
+import {lstatOrNull, realDirectory, removeDirectoryIfEmpty, requireDataRoot} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {readActivePlugins} from './installed.js'
 import {assertPluginId, levels, pluginPaths} from './layout.js'
@@ -35,6 +35,7 @@ const purgedNames = ['current.json', 'trust.json', 'data', '.transaction.json']
 export async function uninstall(dataRoot: string, id: string, options: UninstallOptions = {}): Promise<UninstallResult> {
   assertPluginId(id)
   try {
+    await requireDataRoot(dataRoot)
     return await withPluginLock(dataRoot, id, options, async () => {
       const paths = pluginPaths(dataRoot, id)
       const installed = await readInstalledVersions(dataRoot, id)

@@ -1,21 +1,20 @@
-import {readFile} from 'node:fs/promises'
-import path from 'node:path'
-import {contentsOf, manifestRead} from '../artifact/contents.js'
-import {readTree} from '../fs/tree.js'
-import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-files.js'
+import {compareDeclaredFiles, manifestEntryName, type FileProblem} from '../manifest/declared-files.js'
+import type {Manifest} from '../model/manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
 import {resolveEntrypoint} from '../model/entrypoint.js'
 import {hostRid as currentHostRid} from '../model/rid.js'
 import type {TrustStore} from '../pki/trust.js'
 import type {RevocationList} from '../revocation/list.js'
-import type {Verdict} from '../signing/result.js'
-import {checkContents, verificationContext} from '../signing/verify.js'
+import type {Verdict, VerificationResult} from '../signing/result.js'
+import {checkContents} from '../signing/verify.js'
 import {asInstallError} from './errors.js'
-import {loadInstalledManifest} from './installed-manifest.js'
+import {requireDataRoot} from './data-root.js'
+import {loadInstalledManifest, readInstalledContents} from './installed-manifest.js'
 import {readTransaction} from './journal.js'
 import {assertPluginId, assertVersion, pluginPaths} from './layout.js'
-import {recordRevocationSequence} from './revocation-state.js'
-import {isSamePublisher, publisherOfCertificate, readTrustRecord, type AdmittedVerdict, type VersionAdmission} from './trust-record.js'
+import {checkDirectoriesAbove, checkVersionModes} from './modes.js'
+import {revocationContext} from './revocation-state.js'
+import {isSamePublisher, publisherOfCertificate, readTrustRecord, type AdmittedVerdict, type TrustRecord, type VersionAdmission} from './trust-record.js'
 import {resolveInstalledVersion} from './version-directories.js'
 import {warning, type InstallWarning} from './warnings.js'
 
@@ -25,7 +24,9 @@ export interface InstalledProblem {
    * `manifest-missing`, a manifest diagnostic code (`id-mismatch`, `version-mismatch`, `malformed`, …),
    * `file-missing` (removed), `undeclared-file` (added), `file-size-mismatch` / `file-digest-mismatch`
    * (changed), `unexpected-file-type` (a link or special file), `entrypoint-missing` (the host's executable
-   * is gone), a signature verification code, `trust-downgrade` (admitted Trusted, no longer),
+   * is gone), `unexpected-mode` (a file or directory of the version whose mode is not the one install set),
+   * `directory-writable-by-others` (`plugins`, `<id>` or `versions` writable by others), a signature
+   * verification code (`revoked` among them), `trust-downgrade` (admitted Trusted, no longer),
    * `unsigned-not-permitted` (unsigned, never admitted so), `trust-record-missing` (Trusted, but never
    * admitted by an install) or `certificate-changed` (signed by another certificate than at admission,
    * not of the same publisher under the same root).
@@ -62,10 +63,11 @@ export interface VerifyInstalledOptions {
   now?: Date
   /**
    * A root-signed revocation list: verified against `trust`, refused when older than the newest this data
-   * root has seen (`revocation-list-rollback`) and remembered as seen; a revoked signer or artifact is refused.
+   * root has seen (`revocation-list-rollback`) and recorded at once. Every list the data root has recorded
+   * applies in any case: a revoked signer or artifact is refused.
    */
   revocations?: RevocationList
-  /** Apply a list past its nextUpdate instead of refusing it. */
+  /** Apply a given list past its nextUpdate instead of refusing it (a recorded list applies whatever its age). */
   allowStaleRevocations?: boolean
   /** The host's runtime identifier, whose executable must be present; default this machine's. */
   hostRid?: string
@@ -75,29 +77,23 @@ export interface VerifyInstalledOptions {
  * The launch gate, run before every start: re-checks an installed version (the active one unless
  * `options.version`) with the rules `install` applied: its manifest against its directory, every file
  * against its own `files[]` (each file changed, added or removed since install is reported), the host's
- * executable present, and its signature over the files as they are now, which must be Trusted — with a
- * trust record, and by the certificate recorded at admission or one of the same publisher under the same
- * root — or Unsigned for a version admitted unsigned. A revocation list is checked for rollback and
- * remembered, as at install. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
+ * executable present, the modes install set (and no directory above the version writable by others), and
+ * its signature over the files as they are now, with every revocation list the data root has recorded and
+ * the one given (recorded first, as at install), which must be Trusted — with a trust record, and by the
+ * certificate recorded at admission or one of the same publisher under the same root — or Unsigned for a
+ * version admitted unsigned. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
  * list's refusals.
  */
 export async function verifyInstalled(dataRoot: string, id: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
   assertPluginId(id)
   if (options.version !== undefined) assertVersion(options.version)
   try {
-    const context = verificationContext({trust: options.trust ?? {roots: []}, now: options.now, revocations: options.revocations, allowStaleRevocations: options.allowStaleRevocations})
-    if (context.revocations !== null) await recordRevocationSequence(dataRoot, context.revocations)
-    const paths = pluginPaths(dataRoot, id)
-    const {version: chosen, directory} = await resolveInstalledVersion(dataRoot, id, options.version)
-    const record = await readTrustRecord(paths.trust)
-    // A version promoted by an install that was killed before its trust record was written is admitted by
-    // the journal the next operation completes.
-    const pending = await readTransaction(dataRoot, id)
-    const admission: VersionAdmission | null = record?.versions[chosen] ?? (pending?.version === chosen ? pending.admission : null)
-    const admittedVerdict = admission?.verdict ?? null
-    const pluginVerdict = record?.verdict === 'Trusted' || admittedVerdict === 'Trusted' ? 'Trusted' : (record?.verdict ?? admittedVerdict)
-    const result: InstalledVerification = {id, version: chosen, directory, valid: false, verdict: null, certificateId: null, admittedVerdict, problems: [], warnings: []}
-
+    await requireDataRoot(dataRoot)
+    const context = await revocationContext(dataRoot, {...options, now: options.now ?? new Date()})
+    const gate = await readAdmission(dataRoot, id, options.version)
+    const {version, directory} = gate
+    const result: InstalledVerification = {id, version, directory, valid: false, verdict: null, certificateId: null, admittedVerdict: gate.admittedVerdict, problems: [], warnings: []}
+    result.problems.push(...(await checkDirectoriesAbove(dataRoot, id)))
     const loaded = await loadInstalledManifest(directory, id)
     if (loaded === null) {
       result.problems.push({code: 'manifest-missing', message: `${directory} has no manifest.json.`, path: manifestEntryName})
@@ -106,62 +102,108 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     for (const diagnostic of loaded.report.problems) {
       if (diagnostic.severity === 'error') result.problems.push({code: diagnostic.code, message: diagnostic.message, path: manifestEntryName})
     }
-
-    const tree = await readTree(directory, {digests: true})
-    for (const name of tree.unexpected) result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
-    const files = new Map([...tree.files].filter(([name]) => name !== manifestEntryName)) as Map<string, {size: number; sha256: string}>
-    const manifest = loaded.manifest
-    if (manifest !== null && manifest.files === undefined) {
-      result.warnings.push(warning('no-file-digests', `${id} ${chosen} lists no file digests; changed files cannot be detected.`))
-    }
-    const fileProblems = manifest?.files === undefined ? [] : compareDeclaredFiles(manifest.files, files, {exhaustive: true, signed: Object.hasOwn(manifest, 'signature')})
-    result.problems.push(...fileProblems.map(({code, message, path: file}) => ({code, message, path: file})))
-    if (manifest !== null) {
-      const entrypoint = resolveEntrypoint(manifest, options.hostRid ?? currentHostRid())
-      const executable = entrypoint === null ? null : entryNameOf(entrypoint.executable)
-      if (executable !== null && !files.has(executable)) {
-        result.problems.push({code: 'entrypoint-missing', message: `The ${entrypoint!.rid} executable ${executable} is not in ${directory}; the plugin cannot start.`, path: executable})
-      }
-    }
-
-    const contents = await contentsOf(manifestRead(loaded.bytes), files, (name) => readFile(path.join(directory, ...name.split('/'))))
-    const signature = checkContents(contents, context)
+    const read = await readInstalledContents(directory, loaded.bytes)
+    for (const name of read.unexpected) result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
+    const executable = loaded.manifest === null ? null : executableOf(loaded.manifest, options.hostRid)
+    const fileProblems = checkInstalledFiles(result, loaded.manifest, read.files, executable)
+    // Which file is the executable is known only from a valid manifest.
+    if (loaded.manifest !== null) result.problems.push(...(await checkVersionModes(directory, executable?.name ?? null)))
+    const signature = checkContents(read.contents, context)
     result.verdict = signature.verdict
     result.certificateId = signature.certificateId
-    switch (signature.verdict) {
-      case 'Trusted': {
-        const publisher = publisherOfCertificate(signature.certificate)
-        const pinned = admission?.publisher ?? record?.publisher ?? null
-        if (admission === null || admittedVerdict !== 'Trusted') {
-          result.problems.push({code: 'trust-record-missing', message: `${id} ${chosen} verifies Trusted but was never admitted by an install (no trust record); install it again.`, path: null})
-        } else if (admission.certificateId !== signature.certificateId && (pinned === null || publisher === null || !isSamePublisher(pinned, publisher))) {
-          result.problems.push({
-            code: 'certificate-changed',
-            message: `${id} ${chosen} was admitted signed by ${admission.certificateId}; its files now verify under ${signature.certificateId}, which is not the same publisher under the same root.`,
-            path: null,
-          })
-        }
-        break
-      }
-      case 'Unsigned':
-        if (admittedVerdict === 'Unsigned' && pluginVerdict === 'Unsigned') {
-          result.warnings.push(warning('artifact-unsigned', `${id} ${chosen} is not signed; it was admitted unsigned.`))
-        } else if (admittedVerdict === 'Trusted' || pluginVerdict === 'Trusted') {
-          result.problems.push({code: 'trust-downgrade', message: `${id} was admitted as Trusted; ${chosen} is no longer signed.`, path: null})
-        } else {
-          result.problems.push({code: 'unsigned-not-permitted', message: `${id} ${chosen} is not signed and was never admitted unsigned.`, path: null})
-        }
-        break
-      default:
-        for (const problem of signature.problems) {
-          // A file problem the exhaustive comparison above reported already is not repeated.
-          if (fileProblems.some((reported) => reported.code === problem.code)) continue
-          result.problems.push({code: problem.code, message: problem.message, path: null})
-        }
-    }
+    judgeSignature(result, signature, gate, fileProblems)
     result.valid = result.problems.length === 0
     return result
   } catch (error) {
     throw asInstallError(error)
+  }
+}
+
+/** The version to check, its directory, and how it (and the plugin) was admitted. */
+interface Admitted {
+  version: string
+  directory: string
+  record: TrustRecord | null
+  admission: VersionAdmission | null
+  admittedVerdict: AdmittedVerdict | null
+  /** The most trust the plugin was admitted with. */
+  pluginVerdict: AdmittedVerdict | null
+}
+
+async function readAdmission(dataRoot: string, id: string, version: string | undefined): Promise<Admitted> {
+  const {version: chosen, directory} = await resolveInstalledVersion(dataRoot, id, version)
+  const record = await readTrustRecord(pluginPaths(dataRoot, id).trust)
+  // A version promoted by an install that was killed before its trust record was written is admitted by
+  // the journal the next operation completes.
+  const pending = await readTransaction(dataRoot, id)
+  const admission: VersionAdmission | null = record?.versions[chosen] ?? (pending?.version === chosen ? pending.admission : null)
+  const admittedVerdict = admission?.verdict ?? null
+  const pluginVerdict = record?.verdict === 'Trusted' || admittedVerdict === 'Trusted' ? 'Trusted' : (record?.verdict ?? admittedVerdict)
+  return {version: chosen, directory, record, admission, admittedVerdict, pluginVerdict}
+}
+
+/** The host's executable (its runtime identifier and archive path), null when the manifest has no entrypoint for the host. */
+function executableOf(manifest: Manifest, hostRid: string | undefined): {rid: string; name: string} | null {
+  const entrypoint = resolveEntrypoint(manifest, hostRid ?? currentHostRid())
+  return entrypoint === null ? null : {rid: entrypoint.rid, name: entryNameOf(entrypoint.executable)}
+}
+
+/** The host's executable present, and the files against `files[]` (exhaustively); returns the file problems. */
+function checkInstalledFiles(
+  result: InstalledVerification,
+  manifest: Manifest | null,
+  files: ReadonlyMap<string, {size: number; sha256: string}>,
+  executable: {rid: string; name: string} | null,
+): FileProblem[] {
+  const {id, version, directory} = result
+  if (manifest === null) return []
+  if (manifest.files === undefined) result.warnings.push(warning('no-file-digests', `${id} ${version} lists no file digests; changed files cannot be detected.`))
+  const fileProblems = manifest.files === undefined ? [] : compareDeclaredFiles(manifest.files, files, {exhaustive: true, signed: Object.hasOwn(manifest, 'signature')})
+  result.problems.push(...fileProblems.map(({code, message, path: file}) => ({code, message, path: file})))
+  if (executable !== null && !files.has(executable.name)) {
+    result.problems.push({code: 'entrypoint-missing', message: `The ${executable.rid} executable ${executable.name} is not in ${directory}; the plugin cannot start.`, path: executable.name})
+  }
+  return fileProblems
+}
+
+/**
+ * The signature verdict against the admission: Trusted needs a Trusted admission (`trust-record-missing`)
+ * by the same certificate or the same publisher under the same root (`certificate-changed`); Unsigned is
+ * fine only for a plugin never admitted Trusted and a version admitted unsigned (`trust-downgrade`,
+ * `unsigned-not-permitted`); any other verdict is its deciding problem.
+ */
+function judgeSignature(result: InstalledVerification, signature: VerificationResult, gate: Admitted, fileProblems: readonly FileProblem[]): void {
+  const {id, version} = result
+  const {admission, admittedVerdict, pluginVerdict, record} = gate
+  switch (signature.verdict) {
+    case 'Trusted': {
+      const publisher = publisherOfCertificate(signature.certificate)
+      const pinned = admission?.publisher ?? record?.publisher ?? null
+      if (admission === null || admittedVerdict !== 'Trusted') {
+        result.problems.push({code: 'trust-record-missing', message: `${id} ${version} verifies Trusted but was never admitted by an install (no trust record); install it again.`, path: null})
+      } else if (admission.certificateId !== signature.certificateId && (pinned === null || publisher === null || !isSamePublisher(pinned, publisher))) {
+        result.problems.push({
+          code: 'certificate-changed',
+          message: `${id} ${version} was admitted signed by ${admission.certificateId}; its files now verify under ${signature.certificateId}, which is not the same publisher under the same root.`,
+          path: null,
+        })
+      }
+      return
+    }
+    case 'Unsigned':
+      if (admittedVerdict === 'Unsigned' && pluginVerdict === 'Unsigned') {
+        result.warnings.push(warning('artifact-unsigned', `${id} ${version} is not signed; it was admitted unsigned.`))
+      } else if (admittedVerdict === 'Trusted' || pluginVerdict === 'Trusted') {
+        result.problems.push({code: 'trust-downgrade', message: `${id} was admitted as Trusted; ${version} is no longer signed.`, path: null})
+      } else {
+        result.problems.push({code: 'unsigned-not-permitted', message: `${id} ${version} is not signed and was never admitted unsigned.`, path: null})
+      }
+      return
+    default:
+      for (const problem of signature.problems) {
+        // A file problem the exhaustive comparison reported already is not repeated.
+        if (fileProblems.some((reported) => reported.code === problem.code)) continue
+        result.problems.push({code: problem.code, message: problem.message, path: null})
+      }
   }
 }

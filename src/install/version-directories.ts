@@ -7,9 +7,10 @@ import {assertPluginId, assertVersion, levels, pluginPaths, versionOfDirectory, 
 import {sortVersionsDescending} from './prune.js'
 
 /**
- * The version directories of one plugin and which one holds each version. A version normally has one
- * directory; a forced reinstall briefly has two (the old tree and the new one, docs/data-root.md), and a
- * process killed in between may leave both until the next operation on the plugin recovers.
+ * The version directories of one plugin and which one holds each version. At rest a version has one
+ * directory, `<version>`; a forced reinstall briefly has two (the old tree and the new one under
+ * `<version>_<n>`, docs/data-root.md), and a process killed in between may leave both until the next
+ * operation on the plugin recovers.
  */
 export interface InstalledVersions {
   /** Each installed version (newest first) and the name of the directory that holds it. */
@@ -25,8 +26,9 @@ export interface InstalledVersions {
 /**
  * Reads which directory holds each installed version of plugin `id`; every reader and writer of version
  * directories goes through this one function. For each version: the directory `current.json` names when
- * it is the active one; else the directory a pending install journal promotes it into, once that exists;
- * else `<version>`, or the `<version>_<n>` with the lowest `n`. Only real directories whose name is a
+ * it is the active one (or `<version>`, when the layout step has just moved it there, see `activeOf`);
+ * else the directory a pending install journal promotes it into, once that exists; else `<version>`, or
+ * the `<version>_<n>` with the lowest `n`. Only real directories whose name is a
  * version directory name count. Throws `unsafe-data-root` when `plugins/<id>` or `versions` is not a real
  * directory.
  */
@@ -38,8 +40,7 @@ export async function readInstalledVersions(dataRoot: string, id: string): Promi
     const version = entry.isDirectory() ? versionOfDirectory(entry.name) : null
     if (version !== null) byVersion.set(version, [...(byVersion.get(version) ?? []), entry.name])
   }
-  const current = await readCurrent(pluginPaths(dataRoot, id).current)
-  const active = current !== null && byVersion.get(current.version)?.includes(current.directory) === true ? current : null
+  const active = activeOf(await readCurrent(pluginPaths(dataRoot, id).current), byVersion)
   const pending = await readTransaction(dataRoot, id)
   const directories = new Map<string, string>()
   const strays: string[] = []
@@ -53,6 +54,18 @@ export async function readInstalledVersions(dataRoot: string, id: string): Promi
     strays.push(...names.filter((name) => name !== chosen))
   }
   return {directories, active, strays, taken: new Set(entries.map((entry) => entry.name))}
+}
+
+/**
+ * The active version: the directory `current.json` names, when it exists. When it names a
+ * `<version>_<n>` that is gone while `<version>` exists, the layout step has just moved the tree there
+ * and not yet rewritten `current.json` (at-rest.ts): the version is active in `<version>`.
+ */
+function activeOf(current: CurrentVersion | null, byVersion: ReadonlyMap<string, string[]>): CurrentVersion | null {
+  if (current === null) return null
+  const names = byVersion.get(current.version) ?? []
+  if (names.includes(current.directory)) return current
+  return names.includes(current.version) ? {version: current.version, directory: current.version} : null
 }
 
 /** `<version>` before `<version>_1` before `<version>_2`, … */
@@ -89,7 +102,7 @@ export async function resolveInstalledVersion(dataRoot: string, id: string, vers
 /**
  * The full path of the directory holding `version` of plugin `id`, or null when it is not installed: a
  * host launching a plugin asks here rather than joining the version to a path itself, since a forced
- * reinstall puts a version under `versions/<version>_<n>`. Throws `invalid-argument`, `unsafe-data-root`.
+ * reinstall passes through `versions/<version>_<n>`. Throws `invalid-argument`, `unsafe-data-root`.
  */
 export async function versionDirectory(dataRoot: string, id: string, version: string): Promise<string | null> {
   assertPluginId(id)

@@ -2,6 +2,7 @@ import {parseTree} from 'jsonc-parser'
 import type {Node, ParseError} from 'jsonc-parser'
 import {childPointer, parentPointer, pointerTokens} from './pointer.js'
 import {firstInvalidUtf8} from './utf8.js'
+import {formatMiB} from '../quantities.js'
 
 /**
  * Deepest nesting read. jsonc-parser descends recursively and would overflow the stack on hostile
@@ -83,7 +84,7 @@ const lenientUtf8 = new TextDecoder('utf-8', {ignoreBOM: true})
 export function readJsonDocument(bytes: Uint8Array, options: {maxBytes: number}): ReadJsonResult {
   const {maxBytes} = options
   if (bytes.length > maxBytes) {
-    return malformed(`The file is larger than ${formatBytes(maxBytes)}, the most it may hold.`, null, null)
+    return malformed(`The file is larger than ${formatMiB(maxBytes)}, the most it may hold.`, null, null)
   }
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return malformed('The file starts with a UTF-8 byte order mark (line 1, column 1); save it as UTF-8 without a BOM.', null, {line: 1, column: 1})
@@ -448,10 +449,6 @@ function at(position: JsonPosition): string {
   return `at line ${position.line}, column ${position.column}`
 }
 
-function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024)
-  return Number.isInteger(mib) ? `${mib} MiB (${bytes} bytes)` : `${bytes} bytes`
-}
 
 /** Line starts of a text; JSON's only line breaks are LF, CR LF and CR. */
 class LineIndex {

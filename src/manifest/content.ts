@@ -45,4 +45,6 @@ export interface SecretFinding {
   what: string
   /** 1-based line of the finding in the file, when it has one. */
   line: number | null
+  /** 1-based column (UTF-16 code units) of the finding on its line, when it has a line. */
+  column?: number | null
 }

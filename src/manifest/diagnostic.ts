@@ -66,9 +66,14 @@ export interface Diagnostic {
   severity: Severity
   /** A plain sentence, no colour, saying what is wrong and what to do. */
   message: string
-  /** RFC 6901 pointer into manifest.json: `""` for the root, `null` when none applies. */
+  /** RFC 6901 pointer into manifest.json: `""` for the root, `null` when none applies (a problem in another file). */
   pointer: string | null
-  /** 1-based line of the offending value (the parent object for a missing property); `null` when the file did not parse. */
+  /**
+   * The package file the problem is in when that is not manifest.json (a package path, forward slashes: a
+   * secret in `config/app.js`); `line` and `column` are then positions in that file.
+   */
+  path?: string
+  /** 1-based line of the offending value (the parent object for a missing property); `null` when the file did not parse or the line is unknown. */
   line: number | null
   /** 1-based column, as `line`. */
   column: number | null

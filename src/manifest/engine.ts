@@ -96,7 +96,7 @@ function judge(document: JsonDocument, at: Locator, level: Level, subjectKind: S
       rejected,
       emit(finding) {
         findings.push({finding, rule})
-        if ((finding.severity ?? 'error') === 'error') rejected.add(finding.pointer)
+        if ((finding.severity ?? 'error') === 'error' && finding.at === undefined) rejected.add(finding.pointer)
       },
     })
   }
@@ -117,8 +117,7 @@ function judge(document: JsonDocument, at: Locator, level: Level, subjectKind: S
       code: finding.code,
       severity: finding.severity ?? 'error',
       message: finding.message,
-      pointer: finding.pointer,
-      ...at(finding.pointer),
+      ...(finding.at === undefined ? {pointer: finding.pointer, ...at(finding.pointer)} : {pointer: null, path: finding.at.path, line: finding.at.line, column: finding.at.column}),
       ...(finding.requiredBy === undefined ? {} : {requiredBy: finding.requiredBy}),
     })
   }
@@ -196,11 +195,15 @@ function report(
   }
 }
 
-/** Diagnostics in report order: by line, then column, then code; a file-level one first. */
+/**
+ * Diagnostics in report order: those of manifest.json first, then those of other files by path; within a
+ * file by line, then column, then code; a file-level one first.
+ */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const key = (value: number | null): number => value ?? 0
   return [...diagnostics].sort(
     (a, b) =>
+      compareText(a.path ?? '', b.path ?? '') ||
       key(a.line) - key(b.line) ||
       key(a.column) - key(b.column) ||
       compareText(a.code, b.code) ||

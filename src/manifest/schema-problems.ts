@@ -1,5 +1,6 @@
 import type {ErrorObject} from 'ajv/dist/2020.js'
 import {childPointer, describePointer} from '../json/pointer.js'
+import {plural} from '../quantities.js'
 import {quote} from './rules/values.js'
 import {manifestSchema} from './schema.js'
 
@@ -70,7 +71,7 @@ function valueMessage(error: ErrorObject): string {
     case 'maxLength':
       return `${field} is longer than ${String(params['limit'])} characters.`
     case 'minProperties':
-      return `${field} is empty; it needs at least ${String(params['limit'])} member(s).`
+      return `${field} is empty; it needs at least ${plural(Number(params['limit']), 'member')}.`
     case 'uniqueItems':
       return `${field} lists the same value twice (items ${String(params['j'])} and ${String(params['i'])}); list each value once.`
     case 'format':

@@ -5,6 +5,7 @@ import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
 import {SecretScanner, maxScannedBytes} from '../artifact/secrets.js'
 import {judgeSourceTree, packedManifestRefusal, type SourceFile} from '../artifact/source-tree.js'
 import {unsignedManifestOf} from '../artifact/trailer.js'
+import {classifyInput, suggestion, wrongInput, type InputKind} from '../artifact/input-kind.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
 import {checkOutputFree, resolveOutputFile, withOutputs} from '../fs/output.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
@@ -22,6 +23,7 @@ import {PackError} from './errors.js'
 import {hashSourceFiles, type HashProgress} from './hash.js'
 import {deriveLanguages, languageSetsDiffer} from '../manifest/languages.js'
 import {renderPackedManifest} from '../manifest/packed-manifest.js'
+import {formatMiB, plural} from '../quantities.js'
 
 /** Options of {@link pack}. */
 export interface PackOptions {
@@ -110,7 +112,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   const root = path.resolve(source)
   const limits = resolveLimits(options.limits)
   const manifestFile = path.join(root, 'manifest.json')
-  const sourceBytes = await readSourceManifest(manifestFile)
+  const sourceBytes = await readSourceManifest(manifestFile, source)
 
   const sourceReport = validateManifest(sourceBytes, {level: 'development', file: manifestFile, subjectKind: 'directory'})
   if (!sourceReport.valid) {
@@ -290,7 +292,7 @@ function sizeWarnings(files: readonly WrittenEntry[], limits: ArchiveLimits): Di
   }
   const usableEntries = limits.maxEntries - 1 - signingEntryNames.length
   if (files.length > usableEntries * nearLimitShare) {
-    warnings.push(packWarning('package-near-limit', `The package holds ${files.length} files, near the ${usableEntries} an artifact may hold (with its manifest and room for signing).`, null))
+    warnings.push(packWarning('package-near-limit', `The package holds ${plural(files.length, 'file')}, near the ${usableEntries} an artifact may hold (with its manifest and room for signing).`, null))
   }
   return warnings
 }
@@ -298,10 +300,6 @@ function sizeWarnings(files: readonly WrittenEntry[], limits: ArchiveLimits): Di
 /** A path as the user wrote it (`./keys\\test.key`) as a package path (`keys/test.key`). */
 function packagePathOf(file: string): string {
   return path.posix.normalize(file.replaceAll('\\', '/')).replace(/^(\.\/)+/, '')
-}
-
-function formatMiB(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
 }
 
 const debugFolder = /(^|\/)bin\/Debug(\/|$)/i
@@ -319,15 +317,29 @@ function packErrorOf(error: unknown): unknown {
   return error
 }
 
-async function readSourceManifest(file: string): Promise<Uint8Array> {
+/**
+ * The source folder's manifest.json. When there is none because `source` is not a folder (a manifest, an
+ * artifact, another file), `not-a-folder` says what it is and what to pack instead.
+ */
+async function readSourceManifest(file: string, source: string): Promise<Uint8Array> {
   try {
     return (await readInputFile(file, {limit: maxManifestBytes + 1})).bytes
   } catch (error) {
     if (error instanceof InputFileError && error.code === 'file-not-found') {
+      const found = await classifyInput(source, source).catch(() => 'folder' as const)
+      if (found !== 'folder') throw wrongInput(source, found, 'folder', packAdvice(source, found))
       throw new PackError('file-not-found', `${file} does not exist: a plugin source folder holds manifest.json at its root.`, {cause: error, details: {path: file}})
     }
     throw error
   }
+}
+
+/** What to do with a manifest, an artifact or another file given to pack. */
+function packAdvice(source: string, found: InputKind): string {
+  const command = (words: string[], operand: string) => suggestion(words, operand) ?? `svc-plugin ${words.join(' ')}`
+  if (found === 'manifest') return `Pack the folder that holds it: ${command(['pack'], path.dirname(source))}.`
+  if (found === 'artifact') return `It is packed already: look inside it with ${command(['inspect'], source)}, or check it with ${command(['validate'], source)}.`
+  return 'Pack the folder that holds manifest.json.'
 }
 
 /** A refusal of the source folder as pack's error. */

@@ -1,7 +1,8 @@
 import {decodeBase64, decodeBase64Line} from './base64.js'
-import {type Certificate, certificateMessage, checkCertificate, readCertificateObject, validityInside} from './certificate.js'
+import {type Certificate, certificateMessage, checkCertificate, maxCertificateBytes, readCertificateObject, validityInside} from './certificate.js'
 import {keyLength, verifyStrict} from './ed25519.js'
 import {type TrustStore, trustedRootKey} from './trust.js'
+import {formatMiB} from '../quantities.js'
 
 /** Every code the chain check can give, in the order its steps try them. */
 export const chainProblemCodes = [
@@ -130,7 +131,7 @@ export function checkChain(files: ChainFiles, trust: TrustStore | null): Verifie
 
 function readCertificateFile(json: Uint8Array, sigText: Uint8Array, name: 'certificate' | 'issuer'): CertificateFile | ChainProblem {
   const value = readCertificateObject(json)
-  if (value === null) return problem('certificate-unreadable', `${name}.json is not a strict JSON object of at most 64 KiB.`)
+  if (value === null) return problem('certificate-unreadable', `${name}.json is not a strict JSON object of at most ${formatMiB(maxCertificateBytes)}.`)
   const sig = decodeBase64Line(sigText)
   if (sig === null) return problem('certificate-unreadable', `${name}.sig is not base64 text (one line of canonical, padded base64).`)
   return {bytes: json, value, sig}

@@ -59,6 +59,10 @@ export type SigningErrorCode =
   | 'publisher-mismatch'
   /** The artifact `sign` wrote did not verify; the output was removed. */
   | 'self-verification-failed'
+  /** A signature handed back by a signer (a vault, a command, a file) does not verify with the key it should be by. */
+  | 'signature-invalid'
+  /** A signing command could not start, failed, or did not print a signature. */
+  | 'signer-failed'
 
 /** Thrown by the signing layer; callers branch on `code`. */
 export class SigningError extends SvcPluginError<SigningErrorCode> {}

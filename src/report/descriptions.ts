@@ -119,7 +119,21 @@ const errors: Record<string, Entry> = {
   'file-not-found': ['An input file or folder does not exist (or a pattern matched nothing).', '`svc-plugin validate plugins/missing`', 'Check the path, relative to the current folder.'],
   'not-a-regular-file': ['An input is a folder, a device or a pipe where a regular file belongs.', '`svc-plugin verify ./plugin` (a folder)', 'Pass the file itself.'],
   unreadable: ['An input exists but cannot be read (permissions, a folder where a file belongs, an I/O error).', '`svc-plugin validate --manifest ./plugin` (a folder)', 'Check the permissions and the kind of path; pass the manifest file or the folder with the right flag.'],
-  'not-an-artifact': ['An input that should be a .svcPlugin artifact is not a ZIP file.', '`svc-plugin verify manifest.json`', 'Pass the artifact written by `svc-plugin pack`.'],
+  'not-an-artifact': [
+    'An input that should be a .svcPlugin artifact is not a ZIP file; the message says what it is (a folder, a manifest) and which command takes that.',
+    '`svc-plugin verify manifest.json`, or `svc-plugin validate --artifact plugin` (a folder)',
+    'Pass the artifact written by `svc-plugin pack`; check a manifest or a folder with `svc-plugin validate`, which tells them apart by their content.',
+  ],
+  'not-a-manifest': [
+    'A path given as a manifest is a folder or a .svcPlugin artifact; the message says which flag takes it.',
+    '`svc-plugin validate --manifest weather.svcPlugin`',
+    'Pass an artifact with `--artifact` and a folder with `--directory`, or give the path as PATH: `svc-plugin validate <path>` tells the kinds apart by their content.',
+  ],
+  'not-a-folder': [
+    'A path given as a plugin folder is a file: a manifest, a .svcPlugin artifact or another file; the message says which command or flag takes it.',
+    '`svc-plugin pack plugin/manifest.json`, or `svc-plugin validate --directory weather.svcPlugin`',
+    'Pass the folder that holds manifest.json (`svc-plugin pack plugin`); validate a manifest with `--manifest` and an artifact with `--artifact`.',
+  ],
   'trust-store-unreadable': ['The trust store cannot be read.', '`--trust-store missing.json`', 'Check the path and permissions of the trust store file.'],
   'key-unreadable': ['A key file cannot be read.', '`--key missing.key`', 'Check the path and permissions of the key file.'],
   'certificate-unreadable': ['A certificate file cannot be read.', '`--certificate missing.json`', 'Check the path and permissions of the certificate files.'],
@@ -128,6 +142,11 @@ const errors: Record<string, Entry> = {
   'write-failed': ['An output cannot be written: a file stands where a folder is needed, the file system does not allow creating files there, no permission, or a full or read-only disk.', '`--output /proc/plugin.svcPlugin`', 'Choose an output in a folder you can write to, with room.'],
   'io-error': ['A read or write failed while the command ran.', 'A disk removed during an install', 'Check the disk and run the command again.'],
   'level-not-met': ['The package does not meet the requirement level asked for.', '`svc-plugin pack --level publication` without a license', 'Fix the problems listed, or ask for a lower level.'],
+  'data-root-not-found': [
+    'The data root does not exist. Listing, activating, uninstalling and checking installed plugins never create one; only an install does.',
+    '`svc-plugin list --data-root ~/.svc-typo`',
+    'Check the path given with `--data-root` (or `SVC_PLUGIN_DATA_ROOT`); install a plugin there first if it is meant to be new.',
+  ],
   'unsafe-data-root': ['The data root is not safe to work in (a symbolic link or not a real directory where one belongs).', 'A data root whose `plugins` folder is a symbolic link', 'Point the data root at a real directory that only the host writes.'],
   'too-many-selectors': ['More than one way to name the subject was given.', '`svc-plugin validate --manifest a.json --directory b`', 'Name the subject once: a PATH, or one of the flags.'],
   'invalid-argument': ['An argument is not usable.', 'A negative number where a count belongs', 'Correct the argument the message names.'],
@@ -203,16 +222,68 @@ const errors: Record<string, Entry> = {
   'unexpected-file-type': ['An installed version holds a symbolic link or a special file where only regular files belong.', 'A link placed in a version directory after install', 'Reinstall the version; never change an installed version directory by hand.'],
   'trust-record-missing': ['An installed version verifies Trusted but has no record of being admitted so.', 'A version directory copied in by hand', 'Install the artifact with `svc-plugin install` so that its admission is recorded.'],
   'certificate-changed': ['An installed version now verifies under another certificate than the one recorded at install, of another publisher or root.', 'Files of another publisher copied over an installed version', 'Reinstall the version from its artifact; treat the data root as tampered with.'],
+  'unexpected-mode': [
+    'A file or directory of an installed version has another mode than the one install set (0644 for files, 0755 for the host\'s executable and for directories).',
+    'An installed file made setuid (`chmod 4777`), or the entrypoint executable without its execute bit',
+    'Reinstall the version (`svc-plugin install --force`); never change an installed version directory by hand, and find out who did.',
+  ],
+  'directory-writable-by-others': [
+    'A directory between the data root and an installed version (`plugins`, `plugins/<id>`, `versions`) is writable by its group or by everyone.',
+    '`plugins/` left `0777` by a script, or created by hand under `umask 000`',
+    'Make it writable by its owner alone (`chmod go-w`), then check that nobody replaced `current.json`, `trust.json` or a version meanwhile.',
+  ],
   'certificate-expired': ['A certificate had expired at the time that counts.', 'Signing with a certificate that ended last year', 'Issue a new certificate and sign again.'],
   'already-signed': ['The artifact is already signed.', 'Signing an artifact twice', 'Sign the unsigned artifact written by pack.'],
   'signature-malformed': ['A signature or signature file is badly shaped.', 'A signature value that is not Base64', 'Sign the artifact again.'],
   'invalid-digest-input': ['An input of the digest cannot be used.', 'A digest asked of something that is not an artifact', 'Pass a .svcPlugin artifact.'],
   'publisher-mismatch': ['The publisher in the manifest does not match the signing certificate.', 'Signing com.example.a with a certificate of another publisher', 'Sign with a certificate of the publisher the manifest names.'],
+  'signer-failed': ['A signing command failed or did not print a signature.', '`--signer-command "vault sign"` when the vault is locked', 'Run the command by hand with a message on standard input: it must print the 64-byte signature, raw or as one line of base64.'],
   'self-verification-failed': ['A signed artifact did not verify right after signing.', 'A disk that corrupted the written artifact', 'Check the disk and sign again.'],
   'revocation-list-invalid': ['A revocation list is not valid or not signed by a trusted root.', 'A revocation list edited by hand', 'Get the revocation list from its publisher again.'],
   'revocation-list-stale': ['A revocation list is past its next-update time.', 'A revocation list whose nextUpdate has passed', 'Get the current revocation list.'],
   'revocation-list-rollback': ['A revocation list is older than one this data root has seen.', 'Installing with last month\'s revocation list', 'Use the newest revocation list.'],
   'already-revoked': ['That certificate or key is already revoked.', 'Revoking the same certificate twice', 'Nothing to do.'],
+}
+
+/**
+ * Warnings an install (and `verify --installed`) gives about a plugin it installed or checked: they never
+ * fail the command; a blocking one keeps the plugin from starting on its own.
+ */
+const installWarnings: Record<string, Entry> = {
+  'no-entrypoint-for-runtime': [
+    "The plugin declares no entrypoint for the host's runtime identifier, so the host cannot start it.",
+    'Installing a plugin built only for `win-x64` on a `linux-x64` host',
+    'Install the build for this runtime identifier, or add an entrypoint for it and pack again.',
+  ],
+  'sdk-compatibility-unchecked': ['The plugin\'s `compatibility.sdk` range is recorded, not checked: no host checks an SDK version.', '`"compatibility": {"sdk": ">=2.0.0"}`', 'Nothing to do; the range documents what the plugin was built against.'],
+  'svc-compatibility-unchecked': [
+    "The host is a development build (0.0.0-dev), so the plugin's `compatibility.svc` range was not checked.",
+    '`svc-plugin install` without `--host-version`',
+    'Pass `--host-version <version>` to judge the range as that host would.',
+  ],
+  'dependency-missing': ['A plugin this one depends on is not installed.', '`"dependencies": [{"id": "com.example.maps", "versionRange": "^2.0.0"}]` with no com.example.maps installed', 'Install the dependency; an optional one only limits what the plugin can do.'],
+  'dependency-out-of-range': [
+    'A plugin this one depends on is installed, but its active version is outside the range asked for.',
+    'A dependency on `^2.0.0` while 1.9.0 is active',
+    'Install and activate a version of the dependency inside the range.',
+  ],
+  'conflict-installed': ['An active plugin declares a conflict with this one, or this one with it; the plugin is not started on its own.', '`"conflicts": [{"id": "com.example.old-weather"}]` with that plugin active', 'Uninstall one of the two plugins.'],
+  'icon-pack-unresolved': ['An icon pack the plugin uses is not installed in a version inside its range.', '`"iconPacks": [{"id": "com.example.icons"}]` with no such pack installed', 'Install the icon pack; until then the host shows its default icons.'],
+  'artifact-unsigned': ['The plugin was installed unsigned, because the host allows unsigned plugins.', '`svc-plugin install plugin.svcPlugin --allow-unsigned`', 'Sign the artifact (`svc-plugin sign`) and install it again, so that the host can tell who published it.'],
+}
+
+/** Codes a run reports about itself rather than about a subject. */
+const runOutcomes: Record<string, Entry> = {
+  'too-many-warnings': [
+    'The run found more warnings than `--max-warnings` allows, so it fails although no subject has an error.',
+    '`svc-plugin validate plugin --max-warnings 0` on a plugin with an unknown permission',
+    'Fix the warnings, or raise `--max-warnings` (a negative number, or leaving the flag out, allows any number).',
+  ],
+}
+
+/** The codes a run reports about itself (`too-many-warnings`). */
+export function runOutcomeCodes(): string[] {
+  return Object.keys(runOutcomes)
 }
 
 function documentation([summary, example, fix, asError]: Entry): CodeDocumentation {
@@ -226,13 +297,47 @@ export function codeDocumentation(code: string): CodeDocumentation {
     const entry = Object.hasOwn(schemaKeywords, keyword) ? schemaKeywords[keyword] : undefined
     return entry === undefined ? {summary: `The manifest breaks the schema keyword "${keyword}".`, example: 'See the message.', fix: 'Correct the value the pointer names.'} : documentation(entry)
   }
-  const entry = Object.hasOwn(diagnostics, code) ? diagnostics[code as keyof typeof diagnostics] : Object.hasOwn(errors, code) ? errors[code] : undefined
-  return entry === undefined ? {summary: code, example: '', fix: ''} : documentation(entry)
+  const table = [diagnostics as Record<string, Entry>, errors, installWarnings, runOutcomes].find((candidate) => Object.hasOwn(candidate, code))
+  return table === undefined ? {summary: code, example: '', fix: ''} : documentation(table[code]!)
 }
 
-/** Every documented code: the diagnostic codes, the `schema:<keyword>` codes and the error codes, each once. */
+/**
+ * Every documented code, each once: the diagnostic codes, the `schema:<keyword>` codes, the error codes, the
+ * install warnings and the run's own outcomes.
+ */
 export function documentedCodes(): string[] {
-  return [...Object.keys(diagnostics), ...Object.keys(schemaKeywords).map((keyword) => `schema:${keyword}`), ...Object.keys(errors)]
+  return [...Object.keys(diagnostics), ...Object.keys(schemaKeywords).map((keyword) => `schema:${keyword}`), ...Object.keys(errors), ...Object.keys(installWarnings), ...Object.keys(runOutcomes)]
+}
+
+/**
+ * A code's page as Markdown: its title, what it means, `kind` (what reports it, when the caller knows), how
+ * an error differs, an example and a fix. `npm run docs:codes` writes it to `docs/codes/`; SARIF carries it
+ * as a rule's help where no published page can be linked.
+ */
+export function codePageMarkdown(code: string, kind?: string): string {
+  const {summary, example, fix, asError} = codeDocumentation(code)
+  return [
+    `# \`${code}\``,
+    '',
+    summary,
+    '',
+    ...(kind === undefined ? [] : [`**Kind:** ${kind}`, '']),
+    ...(asError === undefined ? [] : [`**As an error:** ${asError}`, '']),
+    '## Example',
+    '',
+    example,
+    '',
+    '## How to fix it',
+    '',
+    fix,
+    '',
+  ].join('\n')
+}
+
+/** A code's page as plain text (the Markdown page's sentences, without its markup of headings). */
+export function codePageText(code: string): string {
+  const {summary, example, fix, asError} = codeDocumentation(code)
+  return [`${code}: ${summary}`, ...(asError === undefined ? [] : [`As an error: ${asError}`]), `Example: ${example}`, `How to fix it: ${fix}`].join('\n\n')
 }
 
 /** A one-sentence description of what a diagnostic code means. */

@@ -2,9 +2,10 @@ import type {Severity} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult} from '../manifest/report.js'
 import {visibleText} from '../model/visible-text.js'
 import {codeHelpUrl} from './help.js'
-import {displayPath, placeOf, rootRelativePath} from './location.js'
-import {markdownTable, type MarkdownCell, type MarkdownLink} from './markdown.js'
+import {displayPath, placedMessage, placeOfProblem, rootRelativePath, subjectFile} from './location.js'
+import {markdownTable, type MarkdownCell, type MarkdownPart} from './markdown.js'
 import {countProblems} from './summary.js'
+import {tooManyWarnings, warningLimit, warningLimitMessage} from './warning-limit.js'
 
 /** Options of the GitHub Actions renderers. */
 export interface GithubOptions {
@@ -12,8 +13,10 @@ export interface GithubOptions {
   cwd?: string
   /** Annotation paths are relative to this directory (the repository, GitHub's workspace); default `cwd`. */
   root?: string
-  /** The svc-plugin version, naming the help pages the titles point to; default `0.0.0`. */
-  toolVersion?: string
+  /** Where the code pages are published (`codePagesBase`); null or absent: titles and the summary name codes without a link. */
+  codePages?: string | null
+  /** The most warnings the run allows (`--max-warnings`); absent or negative: no limit. */
+  maxWarnings?: number
 }
 
 const commands: Record<Severity, WorkflowCommand> = {error: 'error', warning: 'warning', info: 'notice'}
@@ -35,45 +38,49 @@ export function workflowCommand(command: WorkflowCommand, properties: ReadonlyAr
 /**
  * Subjects as GitHub Actions workflow commands, one line per diagnostic:
  * `::error file=<file>,line=<l>,col=<c>,title=<code> (<help page>)::<message>` (`::warning`, `::notice`
- * for info). `line` and `col` are left out when unknown or inside an artifact (whose inner path then leads
- * the message); a subject that could not be read is one `::error` without a file. Nothing else is printed:
- * the runner turns each line into an annotation. Ends with a newline unless empty.
+ * for info), placed in the file the problem is in (the manifest, or another file of the package); the help
+ * page only where one is published. `line` and `col` are left out when unknown or inside an artifact (whose
+ * inner path then leads the message); a subject that could not be read, and warnings over `maxWarnings`, are
+ * one `::error` each without a file. Nothing else is printed: the runner turns each line into an
+ * annotation. Ends with a newline unless empty.
  */
 export function renderGithub(subjects: readonly SubjectResult[], options: GithubOptions = {}): string {
   const cwd = options.cwd ?? process.cwd()
   const root = options.root ?? cwd
-  const title = (code: string): readonly [string, string] => ['title', `${code} (${codeHelpUrl(code, options.toolVersion ?? '0.0.0')})`]
+  const pages = options.codePages ?? null
+  const title = (code: string): readonly [string, string] => ['title', pages === null ? code : `${code} (${codeHelpUrl(code, pages)})`]
   const lines: string[] = []
   for (const subject of subjects) {
     if (isSubjectFailure(subject)) {
       lines.push(workflowCommand('error', [title(subject.code)], `${subject.path}: ${subject.message}`))
       continue
     }
-    const place = placeOf(subject)
-    const file = rootRelativePath(place.file, cwd, root) ?? displayPath(place.file, cwd)
     for (const problem of subject.problems) {
-      const properties: Array<readonly [string, string | number]> = [['file', file]]
-      if (place.inner === null && problem.line !== null) {
-        properties.push(['line', problem.line])
-        if (problem.column !== null) properties.push(['col', problem.column])
+      const place = placeOfProblem(subject, problem)
+      const properties: Array<readonly [string, string | number]> = [['file', rootRelativePath(place.file, cwd, root) ?? displayPath(place.file, cwd)]]
+      if (place.line !== null) {
+        properties.push(['line', place.line])
+        if (place.column !== null) properties.push(['col', place.column])
       }
       properties.push(title(problem.code))
-      const message = place.inner === null ? problem.message : `${place.inner}${problem.line === null ? '' : `:${problem.line}`} (inside the artifact): ${problem.message}`
-      lines.push(workflowCommand(commands[problem.severity], properties, message))
+      lines.push(workflowCommand(commands[problem.severity], properties, placedMessage(place, problem.message)))
     }
   }
+  const limit = warningLimit(subjects, options.maxWarnings)
+  if (limit?.exceeded === true) lines.push(workflowCommand('error', [title(tooManyWarnings)], warningLimitMessage(limit)))
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }
 
 /**
  * A Markdown summary for a GitHub Actions job page (`$GITHUB_STEP_SUMMARY`): a table with one row per
- * subject (result, errors, warnings), then one row per problem with a link to its code's page. Built as
- * tables of typed cells (markdown.ts), which escape every value.
+ * subject (result, errors, warnings), then one row per problem with its code (a link to the code's page
+ * where one is published), then the warning limit when it was exceeded. Built as tables of typed cells
+ * (markdown.ts), which escape every value.
  */
 export function renderStepSummary(subjects: readonly SubjectResult[], options: GithubOptions = {}): string {
   const cwd = options.cwd ?? process.cwd()
-  const version = options.toolVersion ?? '0.0.0'
-  const link = (code: string): MarkdownLink => ({code, href: codeHelpUrl(code, version)})
+  const pages = options.codePages ?? null
+  const link = (code: string): MarkdownPart => (pages === null ? code : {code, href: codeHelpUrl(code, pages)})
   const rows: MarkdownCell[][] = []
   const problems: MarkdownCell[][] = []
   for (const subject of subjects) {
@@ -82,13 +89,15 @@ export function renderStepSummary(subjects: readonly SubjectResult[], options: G
       problems.push([subject.path, 'error', link(subject.code), subject.message])
       continue
     }
-    const name = subject.pluginId === null ? displayPath(placeOf(subject).file, cwd) : `${subject.pluginId} ${subject.version ?? ''}`.trim()
+    const name = subject.pluginId === null ? displayPath(subjectFile(subject), cwd) : `${subject.pluginId} ${subject.version ?? ''}`.trim()
     const {error, warning} = countProblems(subject)
     rows.push([name, `${subject.valid ? 'valid' : 'invalid'} (${subject.level})`, String(error), String(warning)])
     for (const problem of subject.problems) problems.push([name, problem.severity, link(problem.code), problem.message])
   }
   const sections = ['### svc-plugin validate', '', ...markdownTable(['Subject', 'Result', 'Errors', 'Warnings'], rows), '']
   if (problems.length > 0) sections.push(...markdownTable(['Subject', 'Severity', 'Code', 'Message'], problems), '')
+  const limit = warningLimit(subjects, options.maxWarnings)
+  if (limit?.exceeded === true) sections.push(...markdownTable(['Run', 'Code', 'Message'], [['failed', link(tooManyWarnings), warningLimitMessage(limit)]]), '')
   return `${sections.join('\n')}\n`
 }
 

@@ -1,8 +1,9 @@
 import {createHash} from 'node:crypto'
 import type {Severity} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult} from '../manifest/report.js'
-import {displayPath, placeOf, rootRelativePath} from './location.js'
+import {displayPath, placedMessage, placeOfProblem, rootRelativePath} from './location.js'
 import {jsonText} from './json-text.js'
+import {tooManyWarnings, warningLimit, warningLimitMessage} from './warning-limit.js'
 
 /** Options of the GitLab renderer. */
 export interface GitlabOptions {
@@ -10,6 +11,8 @@ export interface GitlabOptions {
   cwd?: string
   /** Paths are relative to this directory (the repository root, as GitLab expects); default `cwd`. */
   root?: string
+  /** The most warnings the run allows (`--max-warnings`); absent or negative: no limit. */
+  maxWarnings?: number
 }
 
 /** One issue of a GitLab Code Quality report. */
@@ -26,28 +29,32 @@ const severities: Record<Severity, CodeQualityIssue['severity']> = {error: 'majo
 /**
  * Subjects as a GitLab Code Quality report: a JSON array with one issue per diagnostic (`check_name` is the
  * code, `fingerprint` a SHA-256 of path, code, pointer and message, stable from run to run) and a
- * `critical` issue per subject that could not be read. Paths are relative to the repository root; a problem
- * inside an artifact is placed at the artifact file, line 1, and names the path inside in its description.
+ * `critical` issue per subject that could not be read. Each issue is placed in the file the problem is in
+ * (the manifest, or another file of the package), by a path relative to the repository root, at its line
+ * (1 when unknown); a problem inside an artifact is placed at the artifact file, line 1, and names the path
+ * inside in its description. Warnings over `maxWarnings` are a `major` issue `too-many-warnings` placed
+ * at the first warning.
  */
 export function renderGitlab(subjects: readonly SubjectResult[], options: GitlabOptions = {}): string {
   const cwd = options.cwd ?? process.cwd()
   const root = options.root ?? cwd
   const where = (file: string): string => rootRelativePath(file, cwd, root) ?? displayPath(file, cwd)
   const issues: CodeQualityIssue[] = []
+  let firstWarning: CodeQualityIssue['location'] | null = null
   for (const subject of subjects) {
     if (isSubjectFailure(subject)) {
-      const file = where(subject.path)
-      issues.push(issue(subject.message, subject.code, 'critical', file, 1, ''))
+      issues.push(issue(subject.message, subject.code, 'critical', where(subject.path), 1, ''))
       continue
     }
-    const place = placeOf(subject)
-    const file = where(place.file)
     for (const problem of subject.problems) {
-      const inside = place.inner === null ? '' : `${place.inner}${problem.line === null ? '' : `:${problem.line}`} (inside the artifact): `
-      const line = place.inner === null ? (problem.line ?? 1) : 1
-      issues.push(issue(`${inside}${problem.message}`, problem.code, severities[problem.severity], file, line, problem.pointer ?? ''))
+      const place = placeOfProblem(subject, problem)
+      const found = issue(placedMessage(place, problem.message), problem.code, severities[problem.severity], where(place.file), place.line ?? 1, problem.pointer ?? '')
+      if (problem.severity === 'warning') firstWarning ??= found.location
+      issues.push(found)
     }
   }
+  const limit = warningLimit(subjects, options.maxWarnings)
+  if (limit?.exceeded === true && firstWarning !== null) issues.push(issue(warningLimitMessage(limit), tooManyWarnings, 'major', firstWarning.path, firstWarning.lines.begin, ''))
   return jsonText(issues)
 }
 

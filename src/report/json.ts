@@ -2,8 +2,10 @@ import type {Diagnostic} from '../manifest/diagnostic.js'
 import type {Level} from '../manifest/levels.js'
 import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
 import {jsonText} from './json-text.js'
+import {problemFile} from './location.js'
+import {warningLimit, type WarningLimit} from './warning-limit.js'
 
-/** One problem of the `--json` document: the diagnostic plus the file its position refers to. */
+/** One problem of the `--json` document: the diagnostic plus the file it is in, which its position refers to. */
 export type ProblemDocument = Diagnostic & {file: string}
 
 /** The `--json` document of `validate` for one subject. */
@@ -19,6 +21,8 @@ export interface ReportDocument {
   file: string
   /** Every diagnostic, warnings and notes included (each has its `severity`). */
   problems: ProblemDocument[]
+  /** With a warning limit (`--max-warnings`): how the run's warnings compare with it. */
+  maxWarnings?: WarningLimit
 }
 
 /** The `--json` document of a subject that could not be read. */
@@ -33,6 +37,8 @@ export interface SubjectsDocument {
   /** True when every subject was read and is valid. */
   valid: boolean
   subjects: Array<ReportDocument | FailureDocument>
+  /** With a warning limit (`--max-warnings`): how the run's warnings compare with it. */
+  maxWarnings?: WarningLimit
 }
 
 /** The report reduced to the documented `--json` shape, keys in a fixed order. */
@@ -44,7 +50,7 @@ export function reportDocument(report: ValidationReport): ReportDocument {
     level: report.level,
     path: report.subject.path,
     file: report.file,
-    problems: report.problems.map((problem) => diagnosticDocument(problem, report.file)),
+    problems: report.problems.map((problem) => diagnosticDocument(problem, problemFile(report, problem))),
   }
 }
 
@@ -58,12 +64,14 @@ export function subjectsDocument(subjects: readonly SubjectResult[]): SubjectsDo
 
 /**
  * Subjects as indented JSON text, newline-terminated: one report's document when `single` (one subject
- * named on the command line, whose report it must be), else `{valid, subjects}`.
+ * named on the command line, whose report it must be), else `{valid, subjects}`; with a warning limit
+ * (`maxWarnings` of at least 0), the document ends with `maxWarnings: {limit, warnings, exceeded}`.
  */
-export function renderJson(subjects: readonly SubjectResult[], options: {single?: boolean} = {}): string {
+export function renderJson(subjects: readonly SubjectResult[], options: {single?: boolean; maxWarnings?: number} = {}): string {
   const only = subjects[0]
   const document = options.single === true && subjects.length === 1 && only !== undefined && !isSubjectFailure(only) ? reportDocument(only) : subjectsDocument(subjects)
-  return jsonText(document)
+  const limit = warningLimit(subjects, options.maxWarnings)
+  return jsonText(limit === null ? document : {...document, maxWarnings: limit})
 }
 
 function diagnosticDocument(problem: Diagnostic, file: string): ProblemDocument {

@@ -16,8 +16,12 @@ export interface RenderOptions {
   color?: boolean
   /** Text format: only errors, no summary. */
   errorsOnly?: boolean
-  /** The svc-plugin version, recorded in SARIF and naming the help pages. */
+  /** The svc-plugin version, recorded in SARIF. */
   toolVersion?: string
+  /** Where the code pages are published (`codePagesBase`); null or absent: no links, SARIF carries each page's text. */
+  codePages?: string | null
+  /** The most warnings the run allows (`--max-warnings`); absent or negative: no limit. */
+  maxWarnings?: number
   /** Relative paths are resolved against this directory and shown relative to it; default `process.cwd()`. */
   cwd?: string
   /** SARIF, GitHub and GitLab paths are relative to this directory (the repository root); default `cwd`. */
@@ -36,19 +40,21 @@ export function renderSubjects(subjects: readonly SubjectResult[], format: Repor
   const cwd = options.cwd ?? process.cwd()
   const root = options.root ?? cwd
   const toolVersion = options.toolVersion ?? '0.0.0'
+  const codePages = options.codePages ?? null
+  const limit = options.maxWarnings === undefined ? {} : {maxWarnings: options.maxWarnings}
   switch (format) {
     case 'text':
-      return renderText(subjects, {color: options.color ?? false, errorsOnly: options.errorsOnly ?? false, cwd})
+      return renderText(subjects, {color: options.color ?? false, errorsOnly: options.errorsOnly ?? false, cwd, ...limit})
     case 'json':
-      return renderJson(subjects, {single: options.single ?? false})
+      return renderJson(subjects, {single: options.single ?? false, ...limit})
     case 'sarif':
-      return renderSarif(subjects, {toolVersion, cwd, root})
+      return renderSarif(subjects, {toolVersion, cwd, root, codePages, ...limit})
     case 'github':
-      return renderGithub(subjects, {cwd, root, toolVersion})
+      return renderGithub(subjects, {cwd, root, codePages, ...limit})
     case 'junit':
-      return renderJunit(subjects, {cwd})
+      return renderJunit(subjects, {cwd, ...limit})
     case 'gitlab':
-      return renderGitlab(subjects, {cwd, root})
+      return renderGitlab(subjects, {cwd, root, ...limit})
     default:
       throw new Error(`unknown report format ${String(format satisfies never)}`)
   }

@@ -1,5 +1,6 @@
 import type {Severity} from '../manifest/diagnostic.js'
 import type {ValidationReport} from '../manifest/report.js'
+import {plural} from '../quantities.js'
 import {displayPath} from './location.js'
 
 /** How many diagnostics of each severity a report holds. */
@@ -22,6 +23,3 @@ export function summaryLine(report: ValidationReport, cwd: string): string {
   return `${subject}: ${plural(error, 'error')}, ${plural(warning, 'warning')}.`
 }
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`
-}

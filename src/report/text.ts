@@ -1,8 +1,10 @@
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {isSubjectFailure, type SubjectResult, type ValidationReport} from '../manifest/report.js'
-import {displayPath} from './location.js'
+import {displayPath, problemFile} from './location.js'
+import {plural} from '../quantities.js'
 import {summaryLine} from './summary.js'
 import {line, styled, textLines, type PartsLine, type TextLine} from './text-lines.js'
+import {tooManyWarnings, warningLimit, warningLimitMessage} from './warning-limit.js'
 
 /** Options of the text renderer. */
 export interface TextOptions {
@@ -12,6 +14,8 @@ export interface TextOptions {
   errorsOnly?: boolean
   /** Paths are shown relative to this directory; default `process.cwd()`. */
   cwd?: string
+  /** The most warnings the run allows (`--max-warnings`); absent or negative: no limit. */
+  maxWarnings?: number
 }
 
 /**
@@ -24,11 +28,14 @@ export function renderText(subjects: readonly SubjectResult[], options: TextOpti
 
 /**
  * Subjects as text lines, one report after the other (see {@link reportTextLines}); a subject that could
- * not be read is `error <code>: <message>`. Several subjects end with a line counting them.
+ * not be read is `error <code>: <message>`. Several subjects end with a line counting them; warnings over
+ * `maxWarnings` end the text with `error too-many-warnings: <why>`.
  */
 export function subjectsTextLines(subjects: readonly SubjectResult[], options: Omit<TextOptions, 'color'>): TextLine[] {
   const lines = subjects.flatMap((subject) => (isSubjectFailure(subject) ? [line(styled('error', 'error'), ` ${subject.code}: ${subject.message}`)] : reportTextLines(subject, options)))
   if (subjects.length > 1 && !options.errorsOnly) lines.push(subjectsLine(subjects))
+  const limit = warningLimit(subjects, options.maxWarnings)
+  if (limit?.exceeded === true) lines.push(line(styled('error', 'error'), ` ${tooManyWarnings}: ${warningLimitMessage(limit)}`))
   return lines
 }
 
@@ -36,7 +43,7 @@ export function subjectsTextLines(subjects: readonly SubjectResult[], options: O
 function subjectsLine(subjects: readonly SubjectResult[]): string {
   const unread = subjects.filter(isSubjectFailure).length
   const valid = subjects.filter((subject) => !isSubjectFailure(subject) && subject.valid).length
-  return `${subjects.length} subjects: ${valid} valid, ${subjects.length - valid - unread} invalid, ${unread} not read.`
+  return `${plural(subjects.length, 'subject')}: ${valid} valid, ${subjects.length - valid - unread} invalid, ${unread} not read.`
 }
 
 /** One report as text, escaped and coloured by {@link textLines} (see {@link reportTextLines}). */
@@ -46,18 +53,18 @@ export function renderReportText(report: ValidationReport, options: TextOptions)
 
 /**
  * One report as text lines: one line per diagnostic, `<severity> <code>: <message> [<pointer>]
- * (<requiredBy>)`, then `  at <file>:<line>:<column>` when the position is known, then the summary line.
- * The root pointer `""` is shown as `[/]`; a null pointer and an absent requiredBy are left out.
+ * (<requiredBy>)`, then `  at <file>:<line>:<column>` when the position is known (`<file>` being the
+ * manifest, or the other file of the package the problem is in, shown even without a line), then the
+ * summary line. The root pointer `""` is shown as `[/]`; a null pointer and an absent requiredBy are left out.
  */
 export function reportTextLines(report: ValidationReport, options: Omit<TextOptions, 'color'>): TextLine[] {
   const cwd = options.cwd ?? process.cwd()
-  const file = displayPath(report.file, cwd)
   const lines: TextLine[] = []
   for (const problem of report.problems) {
     if (options.errorsOnly && problem.severity !== 'error') continue
     lines.push(diagnosticLine(problem))
     const position = positionOf(problem)
-    if (position !== null) lines.push(`  at ${file}:${position}`)
+    if (position !== null || problem.path !== undefined) lines.push(`  at ${displayPath(problemFile(report, problem), cwd)}${position === null ? '' : `:${position}`}`)
   }
   if (!options.errorsOnly) lines.push(summaryLine(report, cwd))
   return lines

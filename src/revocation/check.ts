@@ -14,6 +14,25 @@ export interface RevocationSubject {
   artifactDigest: string
 }
 
+/** Why the revocation step refuses an artifact: the list entry that matched. */
+export interface RevocationProblem {
+  code: 'revoked'
+  message: string
+  revocation: RevocationEntry
+}
+
+/**
+ * The revocation step over several lists (a data root applies the newest list of every root it has seen,
+ * and the one given): a subject is revoked when any list revokes it; the first list that does decides.
+ */
+export function checkRevocations(lists: readonly RevocationListContent[], subject: RevocationSubject): RevocationProblem | null {
+  for (const list of lists) {
+    const revoked = checkRevocation(list, subject)
+    if (revoked !== null) return revoked
+  }
+  return null
+}
+
 /**
  * The revocation step of the checklist (`revoked`, verdict Revoked), first match decides, in this order:
  * 1. an `artifact` entry naming the artifact digest: refused always;
@@ -24,13 +43,6 @@ export interface RevocationSubject {
  *    `signedAt >= revokedAt`, so a signature made before a routine revocation stays valid.
  * Root keys are not matched: a root is distrusted by removing it from the trust store.
  */
-/** Why the revocation step refuses an artifact: the list entry that matched. */
-export interface RevocationProblem {
-  code: 'revoked'
-  message: string
-  revocation: RevocationEntry
-}
-
 export function checkRevocation(list: RevocationListContent, subject: RevocationSubject): RevocationProblem | null {
   const entries = new Map(list.entries.map((entry) => [entryKey(entry), entry]))
   const find = (kind: RevocationEntry['kind'], value: string): RevocationEntry | undefined => entries.get(entryKey({kind, value}))

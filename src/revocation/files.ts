@@ -3,6 +3,7 @@ import {readInputFile} from '../fs/input.js'
 import {replaceFilePair} from '../fs/output.js'
 import {RevocationError} from './errors.js'
 import {maxRevocationListBytes, type RevocationList} from './list.js'
+import {formatMiB} from '../quantities.js'
 
 /**
  * The signature file of a list file: beside it, the `.json` extension replaced by `.sig`
@@ -20,7 +21,7 @@ export function revocationSignatureFile(jsonFile: string): string {
 export async function readRevocationList(jsonFile: string, sigFile: string = revocationSignatureFile(jsonFile)): Promise<RevocationList> {
   const {bytes, size} = await readInput(jsonFile, maxRevocationListBytes)
   if (size > maxRevocationListBytes) {
-    throw new RevocationError('revocation-list-invalid', `${jsonFile} has ${size} bytes, more than the ${maxRevocationListBytes} a revocation list may have.`, {details: {path: jsonFile}})
+    throw new RevocationError('revocation-list-invalid', `${jsonFile} is ${formatMiB(size)}, more than the ${formatMiB(maxRevocationListBytes)} a revocation list may be.`, {details: {path: jsonFile}})
   }
   const json = new Uint8Array(bytes)
   // A signature file is one line of base64; a little more is enough to refuse anything else.

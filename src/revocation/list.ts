@@ -6,6 +6,7 @@ import {publicKeyOf, sign, signatureLength, verifyStrict} from '../pki/ed25519.j
 import {RevocationError} from './errors.js'
 import {formatTimestamp, parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore, trustedRootKey} from '../pki/trust.js'
+import {formatMiB} from '../quantities.js'
 
 /**
  * The root-signed revocation list (`revocations.json` + `revocations.sig`).
@@ -14,7 +15,7 @@ import {parseTrustStore, type TrustStore, trustedRootKey} from '../pki/trust.js'
  * - `schemaVersion`: `1`;
  * - `rootKeyId`: the trust-store root whose key signs the list (`^root_[0-9a-z]{4,32}$`);
  * - `sequence`: an integer ≥ 1 (at most 2^53 − 1), raised by one at every re-signing; a host refuses a
- *   lower one than it has seen (`revocation-list-rollback`, see revocation-state.ts);
+ *   lower one than it has seen (`revocation-list-rollback`, see install/revocation-state.ts);
  * - `issuedAt`, `nextUpdate`: `YYYY-MM-DDTHH:MM:SSZ` (the signing layer's one timestamp format),
  *   `nextUpdate` strictly after `issuedAt`; a verifier whose clock is past `nextUpdate` calls the list stale;
  * - `entries`: an array of `{kind, value, revokedAt, reason}` (exactly these members), at most one entry
@@ -190,19 +191,39 @@ function verifyListWith(
   const rootKey = root.rootKey(rootKeyId)
   if (typeof rootKey === 'string') throw invalid(rootKey)
   if (!verifyStrict(signature, revocationListMessage(list.json), rootKey)) throw invalid(root.badSignature(rootKeyId))
+  const content = listContentOf(value)
+  const now = options.now ?? new Date()
+  const verified = {json: list.json, sig: list.sig, content, stale: now.getTime() > (parseTimestamp(content.nextUpdate) as number)}
+  if (options.allowStale !== true) assertFreshRevocationList(verified, now)
+  return verified
+}
+
+/**
+ * Throws `revocation-list-stale` for a list the verifier's clock `now` is past the `nextUpdate` of (at
+ * `nextUpdate` exactly it is still fresh): it may lack a recent revocation.
+ */
+export function assertFreshRevocationList(list: VerifiedRevocationList, now: Date): void {
+  if (!list.stale) return
+  const {sequence, nextUpdate} = list.content
+  throw new RevocationError(
+    'revocation-list-stale',
+    `The revocation list (sequence ${sequence}) was due to be replaced at ${nextUpdate}; it is now ${formatTimestamp(now)}. Fetch a current list.`,
+    {details: {sequence, nextUpdate}},
+  )
+}
+
+/**
+ * The content of revocations.json judged by its shape alone (strict JSON, the members of a list), not by
+ * its signature: for a list verified before and kept since. Throws `revocation-list-invalid`.
+ */
+export function readRevocationListContent(json: Uint8Array): RevocationListContent {
+  return listContentOf(readListObject(json))
+}
+
+function listContentOf(value: Record<string, unknown>): RevocationListContent {
   const problem = checkRevocationListContent(value)
   if (problem !== null) throw invalid(`The revocation list is malformed: ${problem}.`)
-  const content = value as unknown as RevocationListContent
-  const now = options.now ?? new Date()
-  const stale = now.getTime() > (parseTimestamp(content.nextUpdate) as number)
-  if (stale && options.allowStale !== true) {
-    throw new RevocationError(
-      'revocation-list-stale',
-      `The revocation list (sequence ${content.sequence}) was due to be replaced at ${content.nextUpdate}; it is now ${formatTimestamp(now)}. Fetch a current list.`,
-      {details: {sequence: content.sequence, nextUpdate: content.nextUpdate}},
-    )
-  }
-  return {json: list.json, sig: list.sig, content, stale}
+  return value as unknown as RevocationListContent
 }
 
 /** The summary of a verified list for a verification result. */
@@ -340,7 +361,7 @@ function signList(content: RevocationListContent, rootPrivateKey: Uint8Array): V
 
 /** revocations.json as a strict JSON object, or `revocation-list-invalid`. */
 function readListObject(json: Uint8Array): Record<string, unknown> {
-  if (json.length > maxRevocationListBytes) throw invalid(`revocations.json has ${json.length} bytes, more than the ${maxRevocationListBytes} a revocation list may have.`)
+  if (json.length > maxRevocationListBytes) throw invalid(`revocations.json is ${formatMiB(json.length)}, more than the ${formatMiB(maxRevocationListBytes)} a revocation list may be.`)
   const document = readJsonDocument(json, {maxBytes: Number.POSITIVE_INFINITY})
   if (!document.ok) throw invalid(`revocations.json is not a strict JSON object: ${document.problem.message}`)
   return document.value

@@ -6,6 +6,7 @@ import {SigningError} from '../pki/errors.js'
 import {readPublicKeyFile} from '../pki/keys.js'
 import {RevocationError} from './errors.js'
 import {publicKeyFingerprint, type RevocationKind} from './list.js'
+import {formatMiB} from '../quantities.js'
 
 /** What to revoke, exactly one of these (`invalid-revocation` otherwise). */
 export interface RevocationTargetOptions {
@@ -72,7 +73,7 @@ async function readCertificateFile(file: string) {
   } catch (error) {
     throw new SigningError('certificate-unreadable', `Cannot read the certificate file ${file}: ${(error as Error).message}`, {cause: error, details: {path: file}})
   }
-  if (bytes.length > maxCertificateBytes) throw new SigningError('certificate-malformed', `${file} has ${bytes.length} bytes; a certificate has at most ${maxCertificateBytes}.`)
+  if (bytes.length > maxCertificateBytes) throw new SigningError('certificate-malformed', `${file} is ${formatMiB(bytes.length)}; a certificate is at most ${formatMiB(maxCertificateBytes)}.`)
   return parseCertificate(bytes)
 }
 

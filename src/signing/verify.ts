@@ -12,9 +12,10 @@ import {checkChain, type ChainFiles, type VerifiedChain} from '../pki/chain.js'
 import {signatureLength, verifyStrict} from '../pki/ed25519.js'
 import {parseTimestamp} from '../pki/timestamp.js'
 import {parseTrustStore, type TrustStore} from '../pki/trust.js'
-import {checkRevocation} from '../revocation/check.js'
-import {type RevocationList, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
+import {checkRevocations} from '../revocation/check.js'
+import {type RevocationList, type RevocationListContent, summarizeRevocationList, verifyRevocationList, type VerifiedRevocationList} from '../revocation/list.js'
 import {problem, verdictOf, type VerificationResult, type VerifyProblem, type VerifyWarning} from './result.js'
+import {formatMiB} from '../quantities.js'
 
 /** How to verify. */
 export interface VerifyOptions {
@@ -49,7 +50,10 @@ export interface VerifyOptions {
 export interface VerifyContext {
   trust: TrustStore | null
   now: Date
+  /** The list given to this operation (the result summarises it). */
   revocations: VerifiedRevocationList | null
+  /** Lists applied besides it: the newest list of every root a data root has recorded (install/revocation-state.ts). */
+  recordedRevocations?: readonly RevocationListContent[]
   /** Refuse an artifact file signed without a container digest (`container-unsigned`) instead of warning. */
   requireContainerSignature: boolean
 }
@@ -139,7 +143,8 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  * 14. The container, only for contents read from an artifact file: see {@link checkContainer}. It comes
  *     once the signature is proven, since the signature is what vouches for `containerDigest`: removing
  *     or altering the member is `signature-invalid`.
- * 15. `revoked` (verdict Revoked), only with a revocation list: see `checkRevocation`. It comes once
+ * 15. `revoked` (verdict Revoked), only with revocation lists (the one given, those a data root recorded):
+ *     see `checkRevocation`; revoked when any list revokes it. It comes once
  *     the signature is proven, for three reasons: `signedAt`, which decides a routine revocation, is only
  *     evidence once the signature covering it verifies; a `Revoked` verdict then always states a fact
  *     about what the certificate really signed, so nobody can pin a revoked certificate's id onto forged
@@ -149,7 +154,8 @@ export function failedResult(failure: VerifyProblem): VerificationResult {
  *     requires the container signature, and otherwise verifies with that warning. Last: it is the host's
  *     policy about a signature that is otherwise valid, and a revocation says more.
  *
- * `context.trust` null is the signer re-checking its own output: everything but the root link is checked.
+ * `context.trust` null is the signer re-checking its own output, or `activate` asking whether a version
+ * installed Trusted is revoked since: everything but the root link is checked.
  */
 export function runChecklist(contents: ArtifactContents, context: VerifyContext, progress: ChecklistProgress = {signature: null, certificate: null, issuer: null}): Verified | VerifyProblem {
   const read = readSignedManifest(contents)
@@ -188,10 +194,9 @@ export function runChecklist(contents: ArtifactContents, context: VerifyContext,
   // The container, then revocation, once the signature (and with it containerDigest and signedAt) is proven.
   const container = checkContainer(manifest, contents)
   if (container !== null && typeof container !== 'string') return container
-  if (context.revocations !== null) {
-    const revoked = checkRevocation(context.revocations.content, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
-    if (revoked !== null) return revoked
-  }
+  const lists = [...(context.revocations === null ? [] : [context.revocations.content]), ...(context.recordedRevocations ?? [])]
+  const revoked = checkRevocations(lists, {certificate, issuer: chain.issuer, signedAt: signature.signedAt, artifactDigest: `sha256:${digest.sha256}`})
+  if (revoked !== null) return revoked
   if (container === null) return {chain, signature, artifactDigest: digest.sha256, warnings: []}
   const unsignedContainer = `The signature does not cover the container: manifest.json has no ${containerDigestMember} (it was signed without one), so the archive's headers and compressed bytes are not signed.`
   if (context.requireContainerSignature) return problem('container-unsigned', `${unsignedContainer} A container signature is required.`)
@@ -203,7 +208,7 @@ function readSignedManifest(contents: ArtifactContents): {manifest: Record<strin
   if (contents.manifest === null) return problem('manifest-missing', `The artifact has no manifest.json.${missingManifestAdvice(contents.files.keys())}`)
   const manifestBytes = contents.manifest.bytes
   if (manifestBytes.length > maxManifestBytes) {
-    return problem('manifest-too-large', `manifest.json has ${manifestBytes.length} bytes, more than the ${maxManifestBytes} a manifest may have.`)
+    return problem('manifest-too-large', `manifest.json is ${formatMiB(manifestBytes.length)}, more than the ${formatMiB(maxManifestBytes)} a manifest may be.`)
   }
   const manifest = readSignedManifestJson(manifestBytes, contents.manifest.document)
   if ('code' in manifest) return manifest
@@ -281,7 +286,7 @@ function readChainFiles(contents: ArtifactContents): ChainFiles | VerifyProblem 
   const read = (name: string): Uint8Array | null | VerifyProblem => {
     const bytes = contents.signingFiles.get(name)
     if (bytes === undefined) return null
-    if (bytes === null) return problem('certificate-unreadable', `${name} has ${contents.files.get(name)?.size} bytes; a certificate file has at most ${maxCertificateBytes}.`)
+    if (bytes === null) return problem('certificate-unreadable', `${name} is ${formatMiB(contents.files.get(name)?.size ?? 0)}; a certificate file is at most ${formatMiB(maxCertificateBytes)}.`)
     return bytes
   }
   const files = {

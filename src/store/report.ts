@@ -17,6 +17,10 @@ export interface UploadProblem {
   message: string
   /** RFC 6901 pointer into manifest.json, when the problem is at a value. */
   pointer?: string
+  /** The package file the problem is in, when that is not manifest.json (a secret in `config/app.js`). */
+  file?: string
+  /** The 1-based line in `file`, when known. */
+  line?: number
   /** For `package-unreadable` / `package-format-unsupported`: the archive reader's code. */
   archiveCode?: string
 }

@@ -1,6 +1,7 @@
 import type {ArchiveLimits} from '../archive/types.js'
 import {judgeContents} from '../artifact/validate-artifact.js'
 import type {ValidationReport} from '../manifest/report.js'
+import type {Diagnostic} from '../manifest/diagnostic.js'
 import {hasMember, isBlank, isRecord, member, quote} from '../manifest/rules/values.js'
 import {compareSemVer, isSemVer} from '../model/semver.js'
 import {parseTrustStore, readTrustStore, type TrustStore} from '../pki/trust.js'
@@ -86,7 +87,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
 
   const {validation, verification, manifest} = outcome
   const problems: UploadProblem[] = [
-    ...validation.problems.map(({code, severity, message, pointer}) => (pointer === null ? {code, severity, message} : {code, severity, message, pointer})),
+    ...validation.problems.map(uploadProblemOf),
     ...listProblems,
     ...signatureProblems(verification, validation),
     ...verification.warnings.map(({code, message}): UploadProblem => ({code, severity: 'warning', message})),
@@ -179,4 +180,10 @@ function unreadableReport(failure: VerifyProblem & {code: VerifyCode}): UploadRe
   const problem: UploadProblem = {code: failure.code, severity: 'error', message: failure.message}
   if (failure.archiveCode !== undefined) problem.archiveCode = failure.archiveCode
   return {accepted: false, pluginId: null, version: null, problems: [problem], verdict: verdictOf[failure.code], certificateId: null}
+}
+
+/** A validation diagnostic as an upload problem: located by its pointer, or by the other file it is in and the line there. */
+function uploadProblemOf({code, severity, message, pointer, path, line}: Diagnostic): UploadProblem {
+  if (path !== undefined) return line === null ? {code, severity, message, file: path} : {code, severity, message, file: path, line}
+  return pointer === null ? {code, severity, message} : {code, severity, message, pointer}
 }

@@ -1,12 +1,12 @@
-import {lstat, stat} from 'node:fs/promises'
+import {lstat} from 'node:fs/promises'
 import path from 'node:path'
-import {ArchiveError} from '../archive/errors.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {readFolderContent} from '../artifact/folder.js'
+import {classifyInput, suggestion, wrongInput, type ExpectedInput} from '../artifact/input-kind.js'
 import {packedManifestRefusal} from '../artifact/source-tree.js'
 import {validateArtifact} from '../artifact/validate-artifact.js'
-import {InputFileError, inputError, readInputFile} from '../fs/input.js'
+import {inputError, readInputFile} from '../fs/input.js'
 import type {PackageContent} from '../manifest/content.js'
 import {supportedManifestVersion, validateDocument} from '../manifest/engine.js'
 import {ValidationError} from '../manifest/errors.js'
@@ -48,17 +48,13 @@ export interface ValidatePathOptions {
   limits?: Partial<ArchiveLimits>
 }
 
-const zipSignatures = [
-  [0x50, 0x4b, 0x03, 0x04],
-  [0x50, 0x4b, 0x05, 0x06],
-]
-
 /**
  * Validates a manifest file, a plugin directory or an artifact from disk. A directory, or a manifest's
  * folder, is read as package content only at package level and up, with digests only when the manifest
  * declares `files`. Throws `ValidationError` when there is nothing to judge: `too-many-selectors`,
- * `file-not-found`, `unreadable` (a directory where a file belongs, a FIFO or device, a file that cannot be
- * read); an artifact that is missing or not a ZIP throws its `ArchiveError`.
+ * `file-not-found`, `unreadable` (a FIFO or device, a file that cannot be read); a path of another kind than
+ * its flag takes (told by its content) throws `not-a-manifest`, `not-a-folder` or `not-an-artifact`, saying
+ * which flag takes it; an artifact that is missing or not a ZIP throws its `ArchiveError`.
  */
 export async function validatePath(subject: ValidationSubject = {}, options: ValidatePathOptions = {}): Promise<ValidationReport> {
   const cwd = options.cwd ?? process.cwd()
@@ -68,16 +64,13 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
       details: {selectors: selected},
     })
   }
-  const kind = selected[0] === undefined ? 'manifest' : selected[0] === 'path' ? await detectKind(path.resolve(cwd, subject.path as string), subject.path as string) : selected[0]
-  const given = (selected[0] === undefined ? 'manifest.json' : subject[selected[0]]) as string
-  if (kind === 'artifact') {
-    return validateArtifact(path.resolve(cwd, given), {...(options.level ? {level: options.level} : {}), label: given, ...(options.limits ? {limits: options.limits} : {})}).catch(async (error: unknown) => {
-      throw selected[0] === 'artifact' ? await withManifestHint(error, path.resolve(cwd, given), given) : error
-    })
-  }
+  const selector = selected[0] ?? 'manifest'
+  const given = (selected[0] === undefined ? 'manifest.json' : subject[selector]) as string
+  const absolute = path.resolve(cwd, given)
+  const kind = selector === 'path' ? await subjectKind(absolute, given) : await requireKind(selector, absolute, given)
+  if (kind === 'artifact') return validateArtifact(absolute, {...(options.level ? {level: options.level} : {}), label: given, ...(options.limits ? {limits: options.limits} : {})})
   const level = options.level ?? 'development'
-  const root = kind === 'directory' ? path.resolve(cwd, given) : path.dirname(path.resolve(cwd, given))
-  if (kind === 'directory') await requireDirectory(root, given)
+  const root = kind === 'directory' ? absolute : path.dirname(absolute)
   const file = kind === 'directory' ? path.join(given, 'manifest.json') : given
   const read = readManifestDocument(await readManifestBytes(path.resolve(cwd, file), file))
   let content: PackageContent | undefined
@@ -95,6 +88,32 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   return validateDocument(read, {level, file, subjectKind: kind satisfies SubjectKind, subjectPath: given, content, host})
 }
 
+/** A PATH is judged as what its content is: a folder, an artifact (a ZIP file, or any file named `*.svcPlugin`), else a manifest. */
+async function subjectKind(absolute: string, given: string): Promise<'manifest' | 'directory' | 'artifact'> {
+  const found = await classifyInput(absolute, given).catch((error: unknown) => fail(error, given))
+  if (found === 'folder') return 'directory'
+  return found === 'artifact' || given.toLowerCase().endsWith('.svcplugin') ? 'artifact' : 'manifest'
+}
+
+/** The flags that name a subject of one kind, and the kind each takes. */
+const flagOfKind = {manifest: '--manifest', directory: '--directory', artifact: '--artifact'} as const
+const kindOfFlag = {manifest: 'manifest', directory: 'folder', artifact: 'artifact'} as const satisfies Record<keyof typeof flagOfKind, ExpectedInput>
+
+/**
+ * The kind `selector` takes, once the path is known to be one: a path of another kind (told by its content)
+ * is refused, saying which flag takes it. A path that cannot be classified is left to the reader of its
+ * kind, which says why.
+ */
+async function requireKind(selector: keyof typeof flagOfKind, absolute: string, given: string): Promise<'manifest' | 'directory' | 'artifact'> {
+  const found = await classifyInput(absolute, given).catch(() => null)
+  const expected = kindOfFlag[selector]
+  if (found === null || found === expected || (found === 'file' && expected !== 'folder')) return selector
+  const asPath = suggestion(['validate'], given)
+  const take = found === 'folder' ? 'directory' : found === 'artifact' ? 'artifact' : 'manifest'
+  const advice = found === 'file' ? 'Pass the folder that holds manifest.json.' : `Pass it with ${flagOfKind[take]}${asPath === null ? '' : `, or as PATH, which is told apart by its content: ${asPath}`}.`
+  throw wrongInput(given, found, expected, advice)
+}
+
 /**
  * A folder's package content judged as pack judges it: its files, their secrets, and every refusal pack would
  * make of it, the size of the manifest it would pack last (as pack measures it, after the entries).
@@ -103,14 +122,6 @@ async function readPackage(root: string, manifest: Record<string, unknown>, opti
   const content = await readFolderContent(root, {digests: options.digests, secrets: true, ...(options.limits ? {limits: options.limits} : {})})
   const packed = packedManifestRefusal(manifest, [...content.files].map(([name, file]) => ({name, size: file.size})), resolveLimits(options.limits))
   return packed === null ? content : {...content, refusals: [...(content.refusals ?? []), packed]}
-}
-
-/** For `--artifact` naming a JSON file: the reader's refusal, with the hint that `--manifest` was meant. */
-async function withManifestHint(error: unknown, absolute: string, given: string): Promise<unknown> {
-  if (!(error instanceof ArchiveError) || error.code !== 'not-an-artifact' || error.details.reason !== 'no-end-record') return error
-  const head = await readInputFile(absolute, {limit: 64}).then(({bytes}) => bytes.toString('utf8').trimStart(), () => '')
-  if (!head.startsWith('{') && !given.toLowerCase().endsWith('.json')) return error
-  return new ArchiveError(error.code, `${error.message} It looks like a manifest: did you mean --manifest ${given}?`, {...error.details}, {cause: error})
 }
 
 /** The declared entrypoint executables that are regular files beside the manifest, as package paths. */
@@ -125,28 +136,11 @@ async function existingExecutables(root: string, manifest: Record<string, unknow
   return existing
 }
 
-/** A positional path is a directory, an artifact (by extension or ZIP signature) or a manifest file. */
-async function detectKind(absolute: string, given: string): Promise<'manifest' | 'directory' | 'artifact'> {
-  const stats = await stat(absolute).catch((error: unknown) => fail(error, given))
-  if (stats.isDirectory()) return 'directory'
-  if (given.toLowerCase().endsWith('.svcplugin')) return 'artifact'
-  const {bytes: head} = await readInputFile(absolute, {limit: 4}).catch((error: unknown) => fail(error, given))
-  return zipSignatures.some((signature) => signature.every((byte, i) => head[i] === byte)) ? 'artifact' : 'manifest'
-}
-
-async function requireDirectory(absolute: string, given: string): Promise<void> {
-  const stats = await stat(absolute).catch((error: unknown) => fail(error, given))
-  if (!stats.isDirectory()) throw new ValidationError('unreadable', `${given} is not a directory; pass the folder that holds manifest.json.`, {details: {path: given}})
-}
-
 /** The manifest's bytes, at most one byte past the 8 MiB limit: enough for the reader to refuse it. */
 async function readManifestBytes(absolute: string, given: string): Promise<Uint8Array> {
   try {
     return (await readInputFile(absolute, {limit: maxManifestBytes + 1})).bytes
   } catch (error) {
-    if (error instanceof InputFileError && error.details.type === 'directory') {
-      throw new ValidationError('unreadable', `${given} is a directory; pass the manifest.json file inside it, or the folder as --directory.`, {cause: error, details: {path: given}})
-    }
     fail(error, given)
   }
 }

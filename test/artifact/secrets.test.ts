@@ -34,6 +34,18 @@ describe('finding secrets in a package', () => {
 
   const kinds = async (name: string, content: string | Buffer) => (await findSecrets(name, Buffer.from(content))).map((found) => [found.kind, found.line])
 
+  it('places a secret at its line and column (UTF-16 code units; a byte order mark is not a column), whatever the line ends', async () => {
+    const token = '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'
+    const position = async (name: string, content: string | Buffer) => (await findSecrets(name, Buffer.from(content))).map((found) => [found.line, found.column])
+    for (const end of ['\n', '\r\n']) {
+      assert.deepEqual(await position('config/app.js', `const a = 1${end}${end}const token = "${token}"${end}`), [[3, 16]], JSON.stringify(end))
+      assert.deepEqual(await position('config/app.js', `\ufeffconst token = "${token}"${end}`), [[1, 16]], JSON.stringify(end))
+    }
+    assert.deepEqual(await position('notes/é.txt', `éé ${token}\n`), [[1, 4]])
+    assert.deepEqual(await position('assets/cert.txt', `notes\n  ${pem}`), [[2, 3]])
+    assert.deepEqual(await position('.env', 'A=1\n'), [[null, undefined]])
+  })
+
   it('knows a .env file by its name, not its templates', () => {
     for (const name of ['.env', 'config/.env.local', '.ENV.production']) assert.equal(isEnvironmentFile(name), true, name)
     for (const name of ['.env.example', 'config/.env.sample', 'env.txt', '.envrc.md']) assert.equal(isEnvironmentFile(name), false, name)

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
-import {mkdir, stat, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {inspect} from '../../src/inspect/inspect.js'
+import {formatMiB} from '../../src/quantities.js'
 import {pack} from '../../src/pack/pack.js'
 import {runCli, runCliJson, spawnCli, tempDir, type CliResult} from '../helpers/cli.js'
+import {makeWorkspace} from '../helpers/workspace.js'
 import {describedManifest, describedPayload, signatureCases} from '../inspect/support.js'
 import {copyExample, exampleId, writeArtifact} from '../pack/support.js'
 
@@ -67,8 +69,8 @@ describe('svc-plugin inspect', () => {
       const archiveBytes = (await stat(example)).size
       const library = await inspect(example)
       assert.equal(field(stdout, 'entries'), '9')
-      assert.equal(field(stdout, 'uncompressed'), `${library.uncompressedBytes} bytes`)
-      assert.equal(field(stdout, 'archive'), `${archiveBytes} bytes`)
+      assert.equal(field(stdout, 'uncompressed'), formatMiB(library.uncompressedBytes))
+      assert.equal(field(stdout, 'archive'), formatMiB(archiveBytes))
       assert.equal(field(stdout, 'ratio'), (library.uncompressedBytes / archiveBytes).toFixed(2))
     })
   })
@@ -120,18 +122,39 @@ describe('svc-plugin inspect', () => {
     })
   })
 
-  describe('signature shapes', () => {
+  describe('the signature, as data in JSON and as a sentence in text', () => {
     for (const [index, {shape, signature}] of signatureCases.entries()) {
-      it(`prints "${shape}"`, async () => {
+      it(`${shape ?? 'none'}`, async () => {
         const file = path.join(scratch.dir, `signature-${index}.svcPlugin`)
         await writeArtifact(file, describedManifest(signature === undefined ? {} : {signature}), describedPayload)
         const text = await runCli(['inspect', file])
         assert.equal(text.status, 0, text.stderr)
-        assert.equal(field(text.stdout, 'signature'), shape)
         const json = await runCliJson(['inspect', file])
-        assert.equal(json.json.signature, shape)
+        if (signature === undefined) {
+          assert.equal(field(text.stdout, 'signature'), 'not signed')
+          assert.equal(json.json.signature, null)
+          return
+        }
+        assert.deepEqual(json.json.signature, {algorithm: signature.algorithm, keyId: signature.keyId, certificateId: null, signedAt: signature.signedAt, shape})
+        assert.ok(field(text.stdout, 'signature')?.startsWith(`${signature.algorithm} by ${signature.keyId} (no certificate), signed ${signature.signedAt}; `))
       })
     }
+
+    it('of an artifact signed by the real commands: the certificate it carries, whose id the signature names', async () => {
+      const workspace = await makeWorkspace('svc-plugin-inspect-signed-')
+      try {
+        const certificateId = (JSON.parse(await readFile(workspace.certificate, 'utf8')) as {certificateId: string}).certificateId
+        const json = await runCliJson(['inspect', workspace.signed])
+        assert.equal(json.status, 0, json.stderr)
+        const {signedAt} = json.json.signature as {signedAt: string}
+        assert.match(signedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+        assert.deepEqual(json.json.signature, {algorithm: 'ed25519', keyId: certificateId, certificateId, signedAt, shape: 'well-formed'})
+        const text = await runCli(['inspect', workspace.signed])
+        assert.equal(field(text.stdout, 'signature'), `ed25519 by ${certificateId} (certificate ${certificateId}), signed ${signedAt}; well-formed, not verified (svc-plugin verify checks it)`)
+      } finally {
+        await workspace.cleanup()
+      }
+    })
   })
 
   it('describes a plugin folder without archive sizes', async () => {

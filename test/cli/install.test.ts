@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import {readFile, readdir, writeFile} from 'node:fs/promises'
+import {existsSync} from 'node:fs'
+import {mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
@@ -151,12 +152,12 @@ describe('svc-plugin install', () => {
     assert.equal(again.json.error.code, 'already-installed')
     const forced = await runCliJson(['install', unsignedV1, ...base(root), '--allow-unsigned', '--force'])
     assert.equal(forced.status, 0)
-    // The replacement has its own directory; current.json switched to it in one write.
-    assert.equal(forced.json.directory, path.join(root, 'plugins', 'com.example.alpha', 'versions', '1.0.0_1'))
+    // The replacement passed through a directory of its own, and rests in versions/<version> again.
+    assert.equal(forced.json.directory, path.join(root, 'plugins', 'com.example.alpha', 'versions', '1.0.0'))
     const inactive = await runCli(['install', unsignedV2, ...base(root), '--allow-unsigned', '--no-activate', '--retain', '1'])
     assert.equal(inactive.status, 0, inactive.stderr)
     assert.match(inactive.stdout, /^Installed com\.example\.alpha 2\.0\.0 \(Unsigned, not activated\) -> /)
-    assert.deepEqual(JSON.parse(await readFile(path.join(root, 'plugins', 'com.example.alpha', 'current.json'), 'utf8')), {version: '1.0.0', directory: '1.0.0_1'})
+    assert.deepEqual(JSON.parse(await readFile(path.join(root, 'plugins', 'com.example.alpha', 'current.json'), 'utf8')), {version: '1.0.0'})
   })
 
   it('exits 3 for a missing artifact and for a file that is not a ZIP', async () => {
@@ -189,6 +190,37 @@ describe('svc-plugin list, activate and uninstall', () => {
     assert.equal(json.plugins.length, 1)
     assert.equal(json.plugins[0].activeVersion, '2.0.0')
     assert.deepEqual(json.plugins[0].versions, ['2.0.0', '1.0.0'])
+  })
+
+  it('list counts plugins in words: 0 plugins, 1 plugin, 2 plugins', async () => {
+    const root = dataRoot()
+    await mkdir(root)
+    assert.equal((await runCli(['list', '--data-root', root])).stderr, '0 plugins installed.\n')
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    assert.equal((await runCli(['list', '--data-root', root])).stderr, '1 plugin installed.\n')
+    const other = await writeArtifact(`${root}-beta.svcPlugin`, {id: 'com.example.beta', version: '1.0.0'})
+    await must(['install', other, ...base(root), '--allow-unsigned'])
+    assert.equal((await runCli(['list', '--data-root', root])).stderr, '2 plugins installed.\n')
+  })
+
+  it('list, activate, uninstall and verify --installed refuse a data root that does not exist (exit 3, data-root-not-found) and never make it; install makes it', async () => {
+    const root = dataRoot()
+    const commands = [
+      ['list', '--data-root', root],
+      ['activate', 'com.example.alpha', '1.0.0', '--data-root', root],
+      ['uninstall', 'com.example.alpha', '--data-root', root],
+      ['verify', '--installed', 'com.example.alpha', '--data-root', root, '--trust', trustFile],
+    ]
+    for (const args of commands) {
+      const text = await runCli(args)
+      assert.equal(text.status, 3, args.join(' '))
+      assert.equal(text.stderr, `error data-root-not-found: The data root ${root} does not exist: nothing was ever installed there (an install creates it). Check --data-root (or SVC_PLUGIN_DATA_ROOT).\n`)
+      const {status, json} = await runCliJson(args)
+      assert.deepEqual([status, json.error.code, json.error.path], [3, 'data-root-not-found', root])
+      assert.equal(existsSync(root), false, args.join(' '))
+    }
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    assert.equal((await runCli(['list', '--data-root', root])).status, 0)
   })
 
   it('activate rolls back to an installed version; an unknown one exits 1 with version-not-installed', async () => {
@@ -246,8 +278,13 @@ describe('svc-plugin verify --installed', () => {
     assert.deepEqual(json.problems.map((problem: {code: string; file: string | null}) => [problem.code, problem.file]), [['file-size-mismatch', 'assets/readme.txt']])
   })
 
-  it('exits 1 with not-installed for an unknown plugin', async () => {
-    const {status, json} = await runCliJson(['verify', '--installed', 'com.example.beta', '--data-root', dataRoot(), '--trust', trustFile])
+  it('exits 1 with not-installed for an unknown plugin, and 3 with data-root-not-found for a data root that does not exist', async () => {
+    const root = dataRoot()
+    const missing = await runCliJson(['verify', '--installed', 'com.example.beta', '--data-root', root, '--trust', trustFile])
+    assert.equal(missing.status, 3)
+    assert.equal(missing.json.error.code, 'data-root-not-found')
+    await mkdir(root)
+    const {status, json} = await runCliJson(['verify', '--installed', 'com.example.beta', '--data-root', root, '--trust', trustFile])
     assert.equal(status, 1)
     assert.equal(json.error.code, 'not-installed')
   })

@@ -38,6 +38,6 @@ describe('the pack progress bar', () => {
     const result = await runCli(['pack', tree, '--output', path.join(scratch.dir, 'pipe.svcPlugin')])
     assert.equal(result.status, 0, result.stderr)
     assert.doesNotMatch(result.stderr, /pack \[/)
-    assert.match(result.stdout, /^Packed com\.example\.large 1\.0\.0 -> .* \(2 entries, \d+ bytes uncompressed\)\.\n$/)
+    assert.match(result.stdout, /^Packed com\.example\.large 1\.0\.0 -> .* \(2 entries, [\d.]+ MiB uncompressed\)\.\n$/)
   })
 })

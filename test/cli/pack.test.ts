@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {chmod, mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
+import {formatMiB} from '../../src/quantities.js'
 import {after, before, describe, it} from 'node:test'
 import {ExitCode, exitCodeFor} from '../../commands/exit-codes.js'
 import {PackError, type PackErrorCode} from '../../src/pack/errors.js'
@@ -75,7 +76,7 @@ describe('svc-plugin pack', () => {
       assert.equal(result.status, 0, result.stderr)
       const file = path.join(cwd, artifactName)
       const bytes = pythonZipInfo(file).entries.reduce((sum, entry) => sum + entry.size, 0)
-      assert.equal(result.stdout, `Packed ${exampleId} ${exampleVersion} -> ${file} (9 entries, ${bytes} bytes uncompressed).\n`)
+      assert.equal(result.stdout, `Packed ${exampleId} ${exampleVersion} -> ${file} (9 entries, ${formatMiB(bytes)} uncompressed).\n`)
       assert.match(result.stderr, /^warning languages-recomputed: /m)
       assert.doesNotMatch(result.stdout, /warning/)
     })
@@ -150,9 +151,9 @@ describe('svc-plugin pack', () => {
       assert.equal(lines.length, payload.length)
       for (const [index, name] of payload.entries()) {
         const {size} = await stat(path.join(source, name))
-        assert.equal(lines[index], `${String(size).padStart(12)}  ${name}`)
+        assert.equal(lines[index], `${formatMiB(size).padStart(16)}  ${name}`)
       }
-      assert.match(result.stderr, /^Would pack com\.example\.weather-station 1\.4\.2 -> .* \(9 entries, \d+ bytes uncompressed\)\.$/m)
+      assert.match(result.stderr, /^Would pack com\.example\.weather-station 1\.4\.2 -> .* \(9 entries, \S+ MiB uncompressed\)\.$/m)
       assert.deepEqual((await readdir(cwd)).sort(), ['source'])
     })
 

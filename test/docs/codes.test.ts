@@ -5,6 +5,10 @@ import {describe, it} from 'node:test'
 import {errorCodes} from '../../commands/exit-codes.js'
 import {codePages} from '../../scripts/docs-codes.js'
 import {diagnosticCodes} from '../../src/manifest/diagnostic.js'
+import {installWarningCodes} from '../../src/install/warnings.js'
+import {fileProblemCodes} from '../../src/model/file-problems.js'
+import {chainProblemCodes} from '../../src/pki/chain.js'
+import {tooManyWarnings} from '../../src/report/warning-limit.js'
 import {verifyCodes} from '../../src/signing/result.js'
 import {manifestSchema} from '../../src/manifest/schema.js'
 import {documentedCodes} from '../../src/report/descriptions.js'
@@ -13,7 +17,7 @@ import {repoRoot} from '../helpers/cli.js'
 
 const folder = path.join(repoRoot, 'docs', 'codes')
 /** The codes only `verifyInstalled` gives (its problems' code is a string: see InstalledProblem). */
-const installedProblemCodes = ['unexpected-file-type', 'trust-downgrade', 'unsigned-not-permitted', 'trust-record-missing', 'certificate-changed']
+const installedProblemCodes = ['unexpected-file-type', 'trust-downgrade', 'unsigned-not-permitted', 'trust-record-missing', 'certificate-changed', 'unexpected-mode', 'directory-writable-by-others']
 const pages = codePages()
 
 /** The validation keywords the manifest schema uses anywhere (each can fail as `schema:<keyword>`). */
@@ -33,9 +37,20 @@ function schemaKeywords(): Set<string> {
 }
 
 describe('docs/codes', () => {
-  it('has a page for every diagnostic code, error code, verification and upload code, installed-version problem and schema keyword the schema uses', () => {
+  it('has a page for every code any module can emit: diagnostics, errors, verification, chain and upload problems, install warnings, installed-version problems, the run\'s own outcomes and every schema keyword the schema uses', () => {
     const documented = new Set(documentedCodes())
-    const wanted = [...diagnosticCodes, ...errorCodes, ...verifyCodes, 'version-not-newer', ...installedProblemCodes, ...[...schemaKeywords()].map((keyword) => `schema:${keyword}`)]
+    const wanted = [
+      ...diagnosticCodes,
+      ...errorCodes,
+      ...verifyCodes,
+      ...chainProblemCodes,
+      ...installWarningCodes,
+      ...fileProblemCodes,
+      'version-not-newer',
+      tooManyWarnings,
+      ...installedProblemCodes,
+      ...[...schemaKeywords()].map((keyword) => `schema:${keyword}`),
+    ]
     const missing = wanted.filter((code) => !documented.has(code) || !pages.has(codePageFile(code)))
     assert.deepEqual(missing, [])
     for (const code of documented) {

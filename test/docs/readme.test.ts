@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, describe, it} from 'node:test'
@@ -69,6 +69,45 @@ describe('README', () => {
       const missing = shown.split('\n').filter((line) => line !== '' && line !== '…' && !printed.has(line))
       assert.deepEqual(missing, [], `README quotes lines that "${command}" does not print`)
     }
+  })
+
+  it('gives CI jobs that pass on clean plugins and fail on a plugin that ships a .env file, which SARIF, JUnit and GitLab place at that file', () => {
+    // Each `run:` of the GitHub job and each line of the GitLab script that runs svc-plugin, `npx` being the
+    // svc-plugin on the PATH.
+    const ciLines = blocks('yaml')
+      .flatMap((block) => block.split('\n'))
+      .map((line) => /^\s*(?:run:|-)\s+(npx svc-plugin .*)$/.exec(line)?.[1])
+      .filter((line): line is string => line !== undefined)
+    assert.ok(ciLines.length >= 4, `only ${ciLines.length} CI commands found`)
+    assert.ok(ciLines.every((line) => /--level (package|publication)\b/.test(line)), 'every CI command validates at package level or above')
+    const repository = path.join(work, 'ci')
+    cpSync(path.join(fixturesDir, 'example-plugin'), path.join(repository, 'plugins', 'weather-station'), {recursive: true})
+    mkdirSync(path.join(repository, '.git'))
+    writeFileSync(path.join(work, 'npx'), '#!/bin/sh\nexec "$@"\n')
+    chmodSync(path.join(work, 'npx'), 0o755)
+    const env: NodeJS.ProcessEnv = {...process.env, PATH: `${work}${path.delimiter}${process.env['PATH'] ?? ''}`, NO_COLOR: '1'}
+    for (const name of ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY']) delete env[name]
+    const runAll = () => ciLines.map((line) => ({line, status: spawnSync('bash', ['-c', line], {cwd: repository, env, encoding: 'utf8'}).status}))
+    assert.deepEqual(runAll().filter(({status}) => status !== 0), [], 'a CI command fails on clean plugins')
+
+    writeFileSync(path.join(repository, 'plugins', 'weather-station', '.env'), 'API_TOKEN=not-for-shipping\n')
+    const failed = runAll()
+    // The commands whose status is the job's fail; those that only write a report (`|| true`) do not.
+    assert.deepEqual(
+      failed.map(({line, status}) => [line.endsWith('|| true'), status]),
+      ciLines.map((line) => [line.endsWith('|| true'), line.endsWith('|| true') ? 0 : 1]),
+    )
+    const sarif = JSON.parse(readFileSync(path.join(repository, 'svc-plugin.sarif'), 'utf8'))
+    assert.deepEqual(
+      sarif.runs[0].results.map((result: {ruleId: string; locations: Array<{physicalLocation: unknown}>}) => [result.ruleId, result.locations[0]!.physicalLocation]),
+      [['secret-detected', {artifactLocation: {uri: 'plugins/weather-station/.env', uriBaseId: '%SRCROOT%'}}]],
+    )
+    assert.match(readFileSync(path.join(repository, 'svc-plugin-junit.xml'), 'utf8'), /<testcase classname="plugins\/weather-station" name="secret-detected in \.env" file="plugins\/weather-station\/\.env">/)
+    const gitlab = JSON.parse(readFileSync(path.join(repository, 'gl-code-quality-report.json'), 'utf8'))
+    assert.deepEqual(
+      gitlab.map((issue: {check_name: string; location: unknown}) => [issue.check_name, issue.location]),
+      [['secret-detected', {path: 'plugins/weather-station/.env', lines: {begin: 1}}]],
+    )
   })
 
   it('shows library code that compiles against the public API', () => {

@@ -127,7 +127,7 @@ function unescapeWorkflow(text: string, property: boolean): string {
 }
 
 // A link the tool writes to a code's page: the one Markdown construct the summary may hold.
-const toolLink = /\[`[a-z0-9:-]+`\]\(https:\/\/unpkg\.com\/svc-plugin@[A-Za-z0-9.+-]+\/docs\/codes\/[a-z0-9-]+\.md\)/g
+const toolLink = /\[`[a-z0-9:-]+`\]\(https:\/\/(?:github|gitlab)\.com\/[A-Za-z0-9_./-]+\/blob\/v[A-Za-z0-9.+-]+\/docs\/codes\/[a-z0-9-]+\.md\)/g
 
 /**
  * The places where a Markdown summary could hold a construct the tool did not write: an ASCII punctuation

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {ArchiveError} from '../../src/archive/errors.js'
 import {writeArchive} from '../../src/archive/writer.js'
-import {inspect, InspectError, signatureShape, type Inspection} from '../../src/inspect/inspect.js'
+import {inspect, InspectError, signatureFacts, type Inspection} from '../../src/inspect/inspect.js'
 import {validateManifest} from '../../src/manifest/validate.js'
 import {pack, type PackResult} from '../../src/pack/pack.js'
 import {copyExample, exampleId, exampleVersion, pythonZipInfo, rejectionOf, scratch, writeArtifact} from '../pack/support.js'
@@ -56,7 +56,7 @@ describe('inspect', () => {
       assert.deepEqual(inspection.conflicts, [])
       assert.deepEqual(inspection.iconPacks, [])
       assert.deepEqual(inspection.compatibility, {sdk: '>=2.0.0, <3.0.0', protocol: {minimum: 1, maximum: 3}, svc: '>=1.0.0'})
-      assert.equal(inspection.signature, 'not signed')
+      assert.equal(inspection.signature, null)
     })
 
     it('counts entries, uncompressed bytes, archive bytes and the ratio', async () => {
@@ -112,22 +112,23 @@ describe('inspect', () => {
     })
   })
 
-  describe('the signature shape (never verified)', () => {
+  describe('the signature, as data (never verified)', () => {
     for (const {shape, signature} of signatureCases) {
-      it(`reports "${shape}"`, async () => {
+      it(`reports ${shape === null ? 'none' : `the shape "${shape}"`} with the block's members as they are`, async () => {
         const file = path.join(work.dir, `signature-${signatureCases.findIndex((c) => c.shape === shape)}.svcPlugin`)
         await writeArtifact(file, describedManifest(signature === undefined ? {} : {signature}), describedPayload)
         const inspection = await inspect(file)
-        assert.equal(inspection.signature, shape)
+        const expected = signature === undefined ? null : {algorithm: signature.algorithm, keyId: signature.keyId, certificateId: null, signedAt: signature.signedAt, shape}
+        assert.deepEqual(inspection.signature, expected)
       })
     }
 
-    it('judges the value by its decoded length: 64 bytes is well-formed, 65 is not', () => {
+    it('judges the value by its decoded length: 64 bytes is well-formed, 65 is not; members that are not text are null', () => {
       const block = (bytes: number) => ({algorithm: 'ed25519', value: Buffer.alloc(bytes, 1).toString('base64')})
-      assert.equal(signatureShape(block(64)), 'well-formed ed25519 (not cryptographically verified)')
-      assert.equal(signatureShape(block(65)), 'invalid ed25519 length')
-      assert.equal(signatureShape({algorithm: 'ed25519', value: 'not base64!'}), 'invalid ed25519 length')
-      assert.equal(signatureShape(null), 'not signed')
+      assert.equal(signatureFacts(block(64))?.shape, 'well-formed')
+      assert.equal(signatureFacts(block(65))?.shape, 'invalid-length')
+      assert.deepEqual(signatureFacts({algorithm: 'ed25519', value: 'not base64!', keyId: 7}), {algorithm: 'ed25519', keyId: null, certificateId: null, signedAt: null, shape: 'invalid-length'})
+      assert.equal(signatureFacts(null), null)
     })
   })
 
@@ -185,7 +186,7 @@ describe('inspect', () => {
       assert.deepEqual(inspection.entrypoints, [{rid: 'linux-x64', executable: null, arguments: [], runtime: {kind: 'SelfContained'}, present: false}])
       assert.deepEqual(inspection.permissions, [])
       assert.deepEqual(inspection.languages, [])
-      assert.equal(inspection.signature, 'unverifiable (unrecognized algorithm)')
+      assert.deepEqual(inspection.signature, {algorithm: null, keyId: null, certificateId: null, signedAt: null, shape: 'unrecognized-algorithm'})
     })
 
     it('is manifest-malformed for a manifest that is not JSON, with its position', async () => {

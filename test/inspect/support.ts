@@ -29,17 +29,17 @@ export const describedPayload = {
 
 /** One signature block per shape inspect reports. */
 export const signatureCases = [
-  {shape: 'not signed', signature: undefined},
+  {shape: null, signature: undefined},
   {
-    shape: 'well-formed ed25519 (not cryptographically verified)',
+    shape: 'well-formed',
     signature: {algorithm: 'ed25519', keyId: `cert_${'1'.repeat(32)}`, value: Buffer.alloc(64, 0xab).toString('base64'), signedAt: '2024-05-06T07:08:09Z'},
   },
   {
-    shape: 'unverifiable (unrecognized algorithm)',
+    shape: 'unrecognized-algorithm',
     signature: {algorithm: 'rsa-pss', keyId: `cert_${'1'.repeat(32)}`, value: Buffer.alloc(256, 1).toString('base64'), signedAt: '2024-05-06T07:08:09Z'},
   },
   {
-    shape: 'invalid ed25519 length',
+    shape: 'invalid-length',
     signature: {algorithm: 'ed25519', keyId: `cert_${'1'.repeat(32)}`, value: Buffer.alloc(63, 0xab).toString('base64'), signedAt: '2024-05-06T07:08:09Z'},
   },
 ] as const

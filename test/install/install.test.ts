@@ -247,15 +247,15 @@ describe('install refusals', () => {
     })
   })
 
-  it('refuses a version already installed without force: already-installed; replaces it with force under a fresh directory', async () => {
+  it('refuses a version already installed without force: already-installed; replaces it with force, in versions/<version> again', async () => {
     await inWorkspace(async (ws) => {
       const artifact = await ws.artifact('alpha')
       await install(artifact, unsigned(ws))
       await assert.rejects(install(artifact, unsigned(ws)), installError('already-installed', {active: true}))
       const again = await install(artifact, unsigned(ws, {force: true}))
       assert.equal(again.previousVersion, '1.0.0')
-      assert.equal(again.directory, path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0_1'))
-      assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0_1'])
+      assert.equal(again.directory, path.join(ws.plugin('com.example.alpha'), 'versions', '1.0.0'))
+      assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), ['1.0.0'])
       assert.deepEqual(await stagingEntries(ws.dataRoot), [])
     })
   })

@@ -8,8 +8,10 @@ import {describeMutation, id, killAndRecover, prepareScenarios, recordMutations,
 
 // Every change the installer makes to disk goes through one module that can call a hook before it. Here a
 // child process kills itself (SIGKILL) right before chosen changes of each operation: the commit point,
-// the promotion of the staged tree, the switch of current.json and every removal from the plugin
-// directory. kill-points.exhaustive.test.ts (npm run test:exhaustive) kills before every single change.
+// the promotion of the staged tree, the switch of current.json, every removal from the plugin directory
+// and the layout step. At each, a reader resolves the active version to a complete directory, and the next
+// operation leaves the layout at rest. kill-points.exhaustive.test.ts (npm run test:exhaustive) kills
+// before every single change.
 
 const work = await tempDir('svc-plugin-kill-points-')
 after(() => work.cleanup())
@@ -37,6 +39,8 @@ for (const {index, scenario, countRoot, mutations} of recorded) {
       const [before, afterwards] = [await currentOf(scenario.template), await currentOf(countRoot)]
       if (afterwards !== null && afterwards !== before) assert.ok(labels.includes('the switch of current.json'), labels.join('; '))
       if (afterwards === null && before !== null) assert.ok(labels.includes('the removal of current.json'), labels.join('; '))
+      // A forced reinstall passes through <version>_<n>: the move back to <version> is among the samples too.
+      if (scenario.name.startsWith('a forced reinstall')) assert.ok(labels.includes('the layout step'), labels.join('; '))
     })
 
     for (const [label, ordinal] of points) {

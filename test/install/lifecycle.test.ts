@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {existsSync} from 'node:fs'
 import {appendFile, mkdir, readdir, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {describe, it} from 'node:test'
@@ -124,6 +125,8 @@ describe('uninstall', () => {
 
   it('refuses an id that is not installed: not-installed', async () => {
     await inWorkspace(async (ws) => {
+      await assert.rejects(uninstall(ws.dataRoot, 'com.example.alpha'), installError('data-root-not-found'))
+      await mkdir(ws.dataRoot)
       await assert.rejects(uninstall(ws.dataRoot, 'com.example.alpha'), installError('not-installed'))
       await install(await ws.artifact('v1'), unsigned(ws))
       await uninstall(ws.dataRoot, 'com.example.alpha')
@@ -176,15 +179,19 @@ describe('listInstalled', () => {
       await symlink(loop, loop)
       await assert.rejects(listInstalled(loop), (error: Error & {code?: string; details?: Record<string, unknown>}) => {
         assert.equal(error.code, 'io-error')
-        assert.deepEqual({errno: error.details?.errno, path: error.details?.path}, {errno: 'ELOOP', path: path.join(loop, 'plugins')})
+        assert.deepEqual({errno: error.details?.errno, path: error.details?.path}, {errno: 'ELOOP', path: loop})
         return true
       })
     })
   })
 
-  it('is empty for a data root that does not exist', async () => {
+  it('refuses a data root that does not exist (data-root-not-found) without making it, and is empty for an empty one', async () => {
     await inWorkspace(async (ws) => {
-      assert.deepEqual(await listInstalled(path.join(ws.dir, 'nowhere')), [])
+      const nowhere = path.join(ws.dir, 'nowhere')
+      await assert.rejects(listInstalled(nowhere), installError('data-root-not-found'))
+      assert.equal(existsSync(nowhere), false)
+      await mkdir(nowhere)
+      assert.deepEqual(await listInstalled(nowhere), [])
     })
   })
 })
@@ -293,6 +300,8 @@ describe('verifyInstalled', () => {
 
   it('throws not-installed for an unknown plugin and version-not-installed for a missing version', async () => {
     await inWorkspace(async (ws) => {
+      await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha'), installError('data-root-not-found'))
+      await mkdir(ws.dataRoot)
       await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha'), installError('not-installed'))
       await install(await ws.artifact('v1'), unsigned(ws, {activate: false}))
       await assert.rejects(verifyInstalled(ws.dataRoot, 'com.example.alpha'), installError('version-not-installed'))

@@ -1,31 +1,25 @@
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
-import {mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, readdir, rm, stat, writeFile} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {LockError, acquireLock, withLock} from '../../src/fs/lock.js'
-import {setMutationHook} from '../../src/fs/mutations.js'
 import {tempDir} from '../helpers/cli.js'
-
-/** The pid of a process that has exited: spawned, awaited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], {stdio: 'ignore'})
-  const pid = child.pid as number
-  await new Promise((resolve) => child.on('exit', resolve))
-  return pid
-}
+import {nonexistentPid} from './helpers/lock-race.js'
 
 describe('the per-plugin lock', () => {
-  it('is a file created exclusively that names its owner, removed on release', async () => {
+  it('is a directory holding one marker that names its owner, put in place whole and removed on release', async () => {
     const {dir, cleanup} = await tempDir()
     try {
       const file = path.join(dir, 'com.example.one', '.lock')
       const lock = await acquireLock(file)
-      const owner = JSON.parse(await readFile(file, 'utf8')) as {pid: number; host: string}
-      assert.equal(owner.pid, process.pid)
-      assert.equal(owner.host, hostname())
+      const [marker, ...others] = await readdir(file)
+      assert.deepEqual(others, [])
+      assert.match(marker as string, /^owner-[0-9a-f]{24}\.json$/)
+      const owner = JSON.parse(await readFile(path.join(file, marker as string), 'utf8')) as {pid: number; host: string; token: string}
+      assert.deepEqual({pid: owner.pid, host: owner.host, marker}, {pid: process.pid, host: hostname(), marker: `owner-${owner.token}.json`})
+      assert.equal((await stat(file)).mode & 0o777, 0o700)
       await lock.release()
       assert.deepEqual(await readdir(path.dirname(file)), [])
     } finally {
@@ -60,13 +54,36 @@ describe('the per-plugin lock', () => {
     }
   })
 
-  it('breaks a lock whose owner process is gone', async () => {
+  for (const format of ['directory', 'file of an earlier version'] as const) {
+    it(`breaks a lock (a ${format}) whose owner process is gone`, async () => {
+      const {dir, cleanup} = await tempDir()
+      try {
+        const file = path.join(dir, '.lock')
+        const abandoned = JSON.stringify({pid: nonexistentPid, host: hostname(), token: 'abandoned'})
+        if (format === 'directory') {
+          await mkdir(file)
+          await writeFile(path.join(file, 'owner-0123456789abcdef01234567.json'), abandoned)
+        } else {
+          await writeFile(file, abandoned)
+        }
+        const lock = await acquireLock(file, {timeoutMs: 0})
+        const [marker] = await readdir(file)
+        assert.equal((JSON.parse(await readFile(path.join(file, marker as string), 'utf8')) as {pid: number}).pid, process.pid)
+        await lock.release()
+        assert.deepEqual(await readdir(dir), [])
+      } finally {
+        await cleanup()
+      }
+    })
+  }
+
+  it('takes the place of an empty lock directory, which holds no lock', async () => {
     const {dir, cleanup} = await tempDir()
     try {
       const file = path.join(dir, '.lock')
-      await writeFile(file, JSON.stringify({pid: await deadPid(), host: hostname(), token: 'abandoned'}))
+      await mkdir(file)
       const lock = await acquireLock(file, {timeoutMs: 0})
-      assert.equal((JSON.parse(await readFile(file, 'utf8')) as {pid: number}).pid, process.pid)
+      assert.equal((await readdir(file)).length, 1)
       await lock.release()
       assert.deepEqual(await readdir(dir), [])
     } finally {
@@ -90,7 +107,7 @@ describe('the per-plugin lock', () => {
     const {dir, cleanup} = await tempDir()
     try {
       const file = path.join(dir, '.lock')
-      await writeFile(file, JSON.stringify({pid: await deadPid(), host: `not-${hostname()}`, token: 'remote'}))
+      await writeFile(file, JSON.stringify({pid: nonexistentPid, host: `not-${hostname()}`, token: 'remote'}))
       await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof LockError && error.code === 'lock-timeout')
     } finally {
       await cleanup()
@@ -102,10 +119,12 @@ describe('the per-plugin lock', () => {
     try {
       const file = path.join(dir, '.lock')
       const lock = await acquireLock(file)
-      const theirs = JSON.stringify({pid: process.pid, host: hostname(), token: 'someone-else'})
-      await writeFile(file, theirs)
+      // Judged dead and broken by someone, who then took the lock: its marker is theirs.
+      for (const name of await readdir(file)) await rm(path.join(file, name))
+      const theirs = 'owner-0123456789abcdef01234567.json'
+      await writeFile(path.join(file, theirs), JSON.stringify({pid: process.pid, host: hostname(), token: '0123456789abcdef01234567'}))
       await lock.release()
-      assert.equal(await readFile(file, 'utf8'), theirs)
+      assert.deepEqual(await readdir(file), [theirs])
     } finally {
       await cleanup()
     }
@@ -128,34 +147,16 @@ describe('the per-plugin lock', () => {
     const {dir, cleanup} = await tempDir()
     try {
       const file = path.join(dir, '.lock')
-      const abandoned = `..lock.${await deadPid()}.0123456789ab.tmp`
+      const abandoned = `..lock.${nonexistentPid}.0123456789ab.tmp`
       const waiting = `..lock.${process.ppid}.0123456789ab.tmp`
-      await writeFile(path.join(dir, abandoned), 'killed before linking')
-      await writeFile(path.join(dir, waiting), 'still waiting')
+      for (const name of [abandoned, waiting]) {
+        await mkdir(path.join(dir, name))
+        await writeFile(path.join(dir, name, 'owner-0123456789abcdef01234567.json'), 'killed before the rename')
+      }
       const lock = await acquireLock(file, {timeoutMs: 0})
       assert.deepEqual((await readdir(dir)).sort(), [waiting, '.lock'].sort())
       await lock.release()
     } finally {
-      await cleanup()
-    }
-  })
-
-  it('falls back to an exclusive create on a file system without hard links', async () => {
-    const {dir, cleanup} = await tempDir()
-    // FAT and some network shares refuse link(2) with EPERM: simulated by failing every link.
-    setMutationHook((mutation) => {
-      if (mutation.kind === 'link') throw Object.assign(new Error('EPERM: operation not permitted, link'), {code: 'EPERM', syscall: 'link'})
-    })
-    try {
-      const file = path.join(dir, '.lock')
-      const lock = await acquireLock(file, {timeoutMs: 0})
-      assert.equal((JSON.parse(await readFile(file, 'utf8')) as {pid: number}).pid, process.pid)
-      assert.deepEqual(await readdir(dir), ['.lock'])
-      await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof LockError && error.code === 'lock-timeout')
-      await lock.release()
-      assert.deepEqual(await readdir(dir), [])
-    } finally {
-      setMutationHook(null)
       await cleanup()
     }
   })

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {cp, mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
+import {cp, mkdir, readFile, readdir, rename, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
@@ -27,16 +27,24 @@ const currentJson = async (ws: Workspace): Promise<unknown> => JSON.parse(await 
 const buildIn = (ws: Workspace, directory: string): Promise<string> => readFile(path.join(ws.plugin(id), 'versions', directory, 'build.txt'), 'utf8')
 
 describe('a forced reinstall of the active version', () => {
-  it('promotes the new tree under <version>_1, switches current.json to it, and removes the old directory', async () => {
+  it('passes through <version>_1 while current.json names it, and rests in <version> with current.json naming just the version', async () => {
     await inWorkspace(async (ws) => {
       await install(await build(ws, '1.0.0', 'first'), unsigned(ws))
-      const result = await install(await build(ws, '1.0.0', 'second'), unsigned(ws, {force: true}))
-      const directory = path.join(ws.plugin(id), 'versions', '1.0.0_1')
-      assert.equal(result.directory, directory)
-      assert.equal(result.activated, true)
-      assert.deepEqual(await currentJson(ws), {version: '1.0.0', directory: '1.0.0_1'})
-      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0_1'])
-      assert.equal(await buildIn(ws, '1.0.0_1'), 'second')
+      const seen: Array<[string, unknown, string[]]> = []
+      const onProgress = async ({step}: {step: string}) => {
+        if (step === 'activated' || step === 'pruned') seen.push([step, await currentJson(ws), await versionsOf(ws.dataRoot, id)])
+      }
+      const result = await install(await build(ws, '1.0.0', 'second'), unsigned(ws, {force: true, onProgress}))
+      // The switch names the intermediate directory while the old tree still holds <version>.
+      assert.deepEqual(seen, [
+        ['activated', {version: '1.0.0', directory: '1.0.0_1'}, ['1.0.0', '1.0.0_1']],
+        ['pruned', {version: '1.0.0'}, ['1.0.0']],
+      ])
+      const directory = path.join(ws.plugin(id), 'versions', '1.0.0')
+      assert.deepEqual([result.directory, result.activated], [directory, true])
+      assert.deepEqual(await currentJson(ws), {version: '1.0.0'})
+      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0'])
+      assert.equal(await buildIn(ws, '1.0.0'), 'second')
       assert.deepEqual(await stagingEntries(ws.dataRoot), [])
 
       const [listed] = await listInstalled(ws.dataRoot)
@@ -46,45 +54,41 @@ describe('a forced reinstall of the active version', () => {
       assert.equal(await versionDirectory(ws.dataRoot, id, '1.0.0'), directory)
     })
   })
-
-  it('a second time goes back to <version>, the first free name, and current.json drops the directory member', async () => {
-    await inWorkspace(async (ws) => {
-      await install(await build(ws, '1.0.0', 'first'), unsigned(ws))
-      await install(await build(ws, '1.0.0', 'second'), unsigned(ws, {force: true}))
-      const third = await install(await build(ws, '1.0.0', 'third'), unsigned(ws, {force: true}))
-      assert.equal(third.directory, path.join(ws.plugin(id), 'versions', '1.0.0'))
-      assert.deepEqual(await currentJson(ws), {version: '1.0.0'})
-      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0'])
-      assert.equal(await buildIn(ws, '1.0.0'), 'third')
-    })
-  })
 })
 
 describe('a forced reinstall of an inactive version', () => {
-  it('replaces its directory without touching current.json; activating it then names the new directory', async () => {
+  it('replaces its directory without touching current.json, and rests in <version>', async () => {
     await inWorkspace(async (ws) => {
       await install(await build(ws, '1.0.0', 'first'), unsigned(ws))
       await install(await build(ws, '2.0.0', 'first'), unsigned(ws))
       const result = await install(await build(ws, '1.0.0', 'second'), unsigned(ws, {force: true, activate: false}))
-      assert.equal(result.activated, false)
+      assert.deepEqual([result.activated, result.directory], [false, path.join(ws.plugin(id), 'versions', '1.0.0')])
       assert.deepEqual(await currentJson(ws), {version: '2.0.0'})
-      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0_1', '2.0.0'])
-      assert.equal(await buildIn(ws, '1.0.0_1'), 'second')
-      assert.equal((await verifyInstalled(ws.dataRoot, id, {version: '1.0.0'})).directory, path.join(ws.plugin(id), 'versions', '1.0.0_1'))
+      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0', '2.0.0'])
+      assert.equal(await buildIn(ws, '1.0.0'), 'second')
 
       const activated = await activate(ws.dataRoot, id, '1.0.0')
-      assert.deepEqual([activated.previousVersion, activated.directory], ['2.0.0', path.join(ws.plugin(id), 'versions', '1.0.0_1')])
-      assert.deepEqual(await currentJson(ws), {version: '1.0.0', directory: '1.0.0_1'})
+      assert.deepEqual([activated.previousVersion, activated.directory], ['2.0.0', path.join(ws.plugin(id), 'versions', '1.0.0')])
+      assert.deepEqual(await currentJson(ws), {version: '1.0.0'})
       assert.deepEqual((await listInstalled(ws.dataRoot))[0]?.versions, ['2.0.0', '1.0.0'])
     })
   })
 })
 
 describe('a <version>_<n> directory', () => {
+  /** What a forced reinstall killed between its switch and its layout step leaves, without its journal. */
+  async function intermediate(ws: Workspace, options: {oldTreeToo: boolean}): Promise<void> {
+    await install(await build(ws, '1.0.0', 'second'), unsigned(ws))
+    await rename(path.join(ws.plugin(id), 'versions', '1.0.0'), path.join(ws.plugin(id), 'versions', '1.0.0_1'))
+    await writeFile(path.join(ws.plugin(id), 'current.json'), JSON.stringify({version: '1.0.0', directory: '1.0.0_1'}))
+    if (!options.oldTreeToo) return
+    await cp(path.join(ws.plugin(id), 'versions', '1.0.0_1'), path.join(ws.plugin(id), 'versions', '1.0.0'), {recursive: true})
+    await writeFile(path.join(ws.plugin(id), 'versions', '1.0.0', 'build.txt'), 'first')
+  }
+
   it('must hold <version>: a manifest naming another version is version-mismatch', async () => {
     await inWorkspace(async (ws) => {
-      await install(await build(ws, '1.0.0', 'first'), unsigned(ws))
-      await install(await build(ws, '1.0.0', 'second'), unsigned(ws, {force: true}))
+      await intermediate(ws, {oldTreeToo: false})
       const manifest = path.join(ws.plugin(id), 'versions', '1.0.0_1', 'manifest.json')
       const text = await readFile(manifest, 'utf8')
       await writeFile(manifest, text.replace('"version": "1.0.0"', '"version": "1.0.1"'))
@@ -95,17 +99,26 @@ describe('a <version>_<n> directory', () => {
     })
   })
 
-  it('left beside the one current.json names is removed by the next operation; the named one stays', async () => {
+  it('named by current.json is what readers resolve while the old tree is still beside it; the next operation removes the old tree and brings the new one to rest', async () => {
     await inWorkspace(async (ws) => {
-      await install(await build(ws, '1.0.0', 'first'), unsigned(ws))
-      await install(await build(ws, '1.0.0', 'second'), unsigned(ws, {force: true}))
-      // What a process killed between the switch and the removal of the old tree leaves (without its journal).
-      await cp(path.join(ws.plugin(id), 'versions', '1.0.0_1'), path.join(ws.plugin(id), 'versions', '1.0.0'), {recursive: true})
-      await writeFile(path.join(ws.plugin(id), 'versions', '1.0.0', 'build.txt'), 'first')
+      await intermediate(ws, {oldTreeToo: true})
       assert.equal(await versionDirectory(ws.dataRoot, id, '1.0.0'), path.join(ws.plugin(id), 'versions', '1.0.0_1'))
       await activate(ws.dataRoot, id, '1.0.0')
-      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0_1'])
-      assert.equal(await buildIn(ws, '1.0.0_1'), 'second')
+      assert.deepEqual(await versionsOf(ws.dataRoot, id), ['1.0.0'])
+      assert.equal(await buildIn(ws, '1.0.0'), 'second')
+      assert.deepEqual(await currentJson(ws), {version: '1.0.0'})
+    })
+  })
+
+  it('named by current.json but already moved to <version> resolves to <version> (the instant of the layout step)', async () => {
+    await inWorkspace(async (ws) => {
+      await install(await build(ws, '1.0.0', 'second'), unsigned(ws))
+      await writeFile(path.join(ws.plugin(id), 'current.json'), JSON.stringify({version: '1.0.0', directory: '1.0.0_1'}))
+      const directory = path.join(ws.plugin(id), 'versions', '1.0.0')
+      assert.equal(await versionDirectory(ws.dataRoot, id, '1.0.0'), directory)
+      assert.deepEqual([(await verifyInstalled(ws.dataRoot, id)).directory, (await listInstalled(ws.dataRoot))[0]?.activeVersion], [directory, '1.0.0'])
+      await activate(ws.dataRoot, id, '1.0.0')
+      assert.deepEqual(await currentJson(ws), {version: '1.0.0'})
     })
   })
 

@@ -234,10 +234,10 @@ describe('validatePath subjects', () => {
     assert.equal((await rejection(validatePath({directory: noManifest}))).code, 'file-not-found')
   })
 
-  it('a folder given as a manifest, or a file given as a folder, is unreadable', async () => {
+  it('a folder given as a manifest is not-a-manifest, a file given as a folder not-a-folder', async () => {
     const dir = await pluginDir(minimalManifest(), {})
-    assert.equal((await rejection(validatePath({manifest: dir}))).code, 'unreadable')
-    assert.equal((await rejection(validatePath({directory: path.join(dir, 'manifest.json')}))).code, 'unreadable')
+    assert.equal((await rejection(validatePath({manifest: dir}))).code, 'not-a-manifest')
+    assert.equal((await rejection(validatePath({directory: path.join(dir, 'manifest.json')}))).code, 'not-a-folder')
   })
 
   it('a manifest file over 8 MiB is malformed, not read whole', async () => {

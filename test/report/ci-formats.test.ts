@@ -9,46 +9,55 @@ import {renderStepSummary} from '../../src/report/github.js'
 import {renderJunit} from '../../src/report/junit.js'
 import type {SubjectResult} from '../../src/manifest/report.js'
 import {repoRoot} from '../helpers/cli.js'
-import {mixedProblems, sampleCwd, sampleReport} from './sample-reports.js'
+import {mixedProblems, sampleCwd, samplePages, sampleReport} from './sample-reports.js'
 
 const missing = Object.assign(new Error('plugins/gone does not exist.'), {code: 'file-not-found'})
 const subjects: SubjectResult[] = [
   sampleReport(mixedProblems),
-  sampleReport([], {pluginId: 'com.example.clock', version: '2.0.0', file: `${sampleCwd}/clock/manifest.json`}),
+  sampleReport([], {pluginId: 'com.example.clock', version: '2.0.0', file: `${sampleCwd}/clock/manifest.json`, subject: {kind: 'manifest', path: `${sampleCwd}/clock/manifest.json`}}),
   {path: 'plugins/gone', code: 'file-not-found', message: missing.message, error: missing},
 ]
 
 describe('renderJunit', () => {
   const xml = renderJunit(subjects, {cwd: sampleCwd})
-  const parsed = new XMLParser({ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'failure'].includes(name)}).parse(xml)
+  const parsed = new XMLParser({ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'failure', 'property'].includes(name)}).parse(xml)
 
   it('is well-formed XML to the parser CI tools use', () => {
     assert.equal(XMLValidator.validate(xml), true)
   })
 
-  it('has one test suite and one test case per subject, at its level', () => {
+  it('has one test suite per subject, named by its path, with the plugin id, version and level as properties', () => {
     const suites = parsed.testsuites.testsuite
-    assert.equal(parsed.testsuites.tests, '3')
     assert.deepEqual(
       suites.map((suite: {name: string}) => suite.name),
-      ['com.example.weather-station 1.4.2', 'com.example.clock 2.0.0', 'plugins/gone'],
+      ['weather/manifest.json', 'clock/manifest.json', 'plugins/gone'],
     )
-    assert.equal(suites[0].testcase.name, 'development level')
-    assert.equal(suites[0].testcase.file, 'weather/manifest.json')
+    assert.deepEqual(
+      suites[0].properties.property.map((property: {name: string; value: string}) => [property.name, property.value]),
+      [
+        ['id', 'com.example.weather-station'],
+        ['version', '1.4.2'],
+        ['level', 'development'],
+      ],
+    )
   })
 
-  it('has a failure per error (type = code), warnings in system-out, and an error for an unread subject', () => {
+  it('has one test case per problem, an error failing it with its one failure (type = code), a warning or a note passing with its line in system-out', () => {
     const [weather, clock, gone] = parsed.testsuites.testsuite
     assert.deepEqual(
-      weather.testcase.failure.map((failure: {type: string}) => failure.type),
-      ['publication-metadata-missing', 'invalid-plugin-id'],
+      weather.testcase.map((testcase: {name: string}) => testcase.name),
+      ['publication-metadata-missing at /', 'invalid-plugin-id at /id', 'unknown-permission at /permissions/1', 'schema:type'],
     )
-    assert.equal(weather.failures, '2')
-    assert.match(weather.testcase['system-out'], /^warning unknown-permission: /)
-    assert.equal(clock.testcase.failure, undefined)
-    assert.equal(gone.testcase.error.type, 'file-not-found')
-    assert.equal(parsed.testsuites.failures, '2')
-    assert.equal(parsed.testsuites.errors, '1')
+    assert.deepEqual(
+      weather.testcase.map((testcase: {failure?: Array<{type: string}>}) => testcase.failure?.map((failure) => failure.type) ?? []),
+      [['publication-metadata-missing'], ['invalid-plugin-id'], [], []],
+    )
+    assert.deepEqual([weather.tests, weather.failures], ['4', '2'])
+    assert.equal(weather.testcase[1].line, '3')
+    assert.match(weather.testcase[2]['system-out'], /^warning unknown-permission: /)
+    assert.deepEqual([clock.testcase[0].name, clock.testcase[0].failure, clock.tests], ['development level', undefined, '1'])
+    assert.equal(gone.testcase[0].error.type, 'file-not-found')
+    assert.deepEqual([parsed.testsuites.tests, parsed.testsuites.failures, parsed.testsuites.errors], ['6', '2', '1'])
   })
 
   it('escapes markup and drops characters XML cannot carry', () => {
@@ -100,14 +109,14 @@ describe('renderGitlab', () => {
 
 describe('renderStepSummary', () => {
   it('is a Markdown table of subjects, then of problems linked to their pages', () => {
-    const markdown = renderStepSummary(subjects, {cwd: sampleCwd, toolVersion: '1.2.3'})
+    const markdown = renderStepSummary(subjects, {cwd: sampleCwd, codePages: samplePages})
     const lines = markdown.split('\n')
     assert.equal(lines[0], '### svc-plugin validate')
     assert.equal(lines[2], '| Subject | Result | Errors | Warnings |')
     // Every punctuation character of a value is escaped; the tool's own links are the only Markdown.
     assert.equal(lines[4], '| com\\.example\\.weather\\-station 1\\.4\\.2 | invalid \\(development\\) | 2 | 1 |')
     assert.equal(lines[5], '| com\\.example\\.clock 2\\.0\\.0 | valid \\(development\\) | 0 | 0 |')
-    assert.equal(lines[6], '| plugins\\/gone | not read\\: [`file-not-found`](https://unpkg.com/svc-plugin@1.2.3/docs/codes/file-not-found.md) | 1 | 0 |')
-    assert.ok(markdown.includes('| com\\.example\\.weather\\-station 1\\.4\\.2 | error | [`invalid-plugin-id`](https://unpkg.com/svc-plugin@1.2.3/docs/codes/invalid-plugin-id.md) |'))
+    assert.equal(lines[6], '| plugins\\/gone | not read\\: [`file-not-found`](https://github.com/example/svc-plugin/blob/v1.2.3/docs/codes/file-not-found.md) | 1 | 0 |')
+    assert.ok(markdown.includes('| com\\.example\\.weather\\-station 1\\.4\\.2 | error | [`invalid-plugin-id`](https://github.com/example/svc-plugin/blob/v1.2.3/docs/codes/invalid-plugin-id.md) |'))
   })
 })

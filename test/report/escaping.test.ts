@@ -18,7 +18,7 @@ import {renderSubjects, reportFormats} from '../../src/report/render.js'
 import {line, styled, textLines, type TextLine} from '../../src/report/text-lines.js'
 import {renderUploadText} from '../../src/store/render.js'
 import {hostileCharacters, hostileString, hostileText, parseWorkflowCommand, rawInvisibleCharacters, shellWords, unescapedMarkdown, workflowCommandLines} from '../helpers/hostile-text.js'
-import {sampleCwd, sampleReport} from './sample-reports.js'
+import {sampleCwd, samplePages, sampleReport} from './sample-reports.js'
 
 // Each output kind's escaping, as a property over hostile strings (test/helpers/hostile-text.ts): what
 // every renderer writes carries no raw control or invisible character, no workflow command it did not
@@ -118,7 +118,7 @@ describe('every report format', () => {
   it('holds nothing raw whatever the subjects (the github format only the commands it writes)', () => {
     fc.assert(
       fc.property(hostileSubjects, fc.constantFrom(...reportFormats), (subjects, format) => {
-        const output = renderSubjects(subjects, format, {cwd: sampleCwd, toolVersion: '1.2.3'})
+        const output = renderSubjects(subjects, format, {cwd: sampleCwd, codePages: samplePages})
         const meant = format === 'github' ? output.split('\n').filter((text) => text !== '') : []
         assertContained(output, meant)
       }),
@@ -131,7 +131,7 @@ describe('GitHub workflow commands', () => {
   it('are one command per problem, whose properties and message the runner reads back as shown visibly', () => {
     fc.assert(
       fc.property(hostileSubjects, (subjects) => {
-        const lines = renderGithub(subjects, {cwd: sampleCwd, root: sampleCwd, toolVersion: '1.2.3'}).split('\n').filter((text) => text !== '')
+        const lines = renderGithub(subjects, {cwd: sampleCwd, root: sampleCwd, codePages: samplePages}).split('\n').filter((text) => text !== '')
         const expected = subjects.flatMap((subject): Array<{command: string; file: string | undefined; data: string}> =>
           'problems' in subject
             ? subject.problems.map((problem) => ({command: ({error: 'error', warning: 'warning', info: 'notice'} as const)[problem.severity], file: visibleText(path.relative(sampleCwd, subject.file)), data: visibleText(problem.message)}))
@@ -144,7 +144,7 @@ describe('GitHub workflow commands', () => {
           assert.equal(parsed.command, expected[index]!.command)
           assert.equal(parsed.properties.file, expected[index]!.file)
           assert.equal(parsed.data, expected[index]!.data)
-          assert.match(parsed.properties.title ?? '', /^[A-Za-z:-]+ \(https:\/\/unpkg\.com\/svc-plugin@1\.2\.3\/docs\/codes\/[A-Za-z-]+\.md\)$/)
+          assert.match(parsed.properties.title ?? '', /^[A-Za-z:-]+ \(https:\/\/github\.com\/example\/svc-plugin\/blob\/v1\.2\.3\/docs\/codes\/[A-Za-z-]+\.md\)$/)
         })
       }),
       runs,
@@ -154,20 +154,23 @@ describe('GitHub workflow commands', () => {
 
 describe('JUnit XML', () => {
   it('is well-formed, and its values read back as shown visibly', () => {
-    const parser = new XMLParser({ignoreAttributes: false, attributeNamePrefix: '', trimValues: false, parseAttributeValue: false, parseTagValue: false, isArray: (name) => ['testsuite', 'failure'].includes(name)})
+    const parser = new XMLParser({ignoreAttributes: false, attributeNamePrefix: '', trimValues: false, parseAttributeValue: false, parseTagValue: false, isArray: (name) => ['testsuite', 'testcase', 'failure'].includes(name)})
     fc.assert(
       fc.property(hostileSubjects, (subjects) => {
         const xml = renderJunit(subjects, {cwd: sampleCwd})
         assert.equal(XMLValidator.validate(xml), true, xml)
-        const suites = parser.parse(xml).testsuites.testsuite as Array<{name: string; testcase: {failure?: Array<{message: string}>; error?: {message: string}}}>
+        type Case = {failure?: Array<{message: string}>; error?: {message: string}}
+        const suites = parser.parse(xml).testsuites.testsuite as Array<{name: string; testcase: Case[]}>
         subjects.forEach((subject, index) => {
           const suite = suites[index]!
           if ('problems' in subject) {
-            const errors = subject.problems.filter((problem) => problem.severity === 'error')
-            assert.deepEqual((suite.testcase.failure ?? []).map((failure) => failure.message), errors.map((problem) => visibleText(problem.message)))
+            // One test case per problem, an error's with its one failure.
+            if (subject.problems.length > 0) assert.equal(suite.testcase.length, subject.problems.length)
+            const failures = suite.testcase.map((testcase) => (testcase.failure ?? []).map((failure) => failure.message))
+            assert.deepEqual(failures, subject.problems.length === 0 ? [[]] : subject.problems.map((problem) => (problem.severity === 'error' ? [visibleText(problem.message)] : [])))
           } else {
             assert.equal(suite.name, visibleText(subject.path))
-            assert.equal(suite.testcase.error?.message, visibleText(subject.message))
+            assert.equal(suite.testcase[0]?.error?.message, visibleText(subject.message))
           }
         })
       }),
@@ -180,7 +183,7 @@ describe('the step summary (Markdown)', () => {
   it('escapes every punctuation character of every value, so the only links are the tool\'s', () => {
     fc.assert(
       fc.property(hostileSubjects, (subjects) => {
-        const summary = renderStepSummary(subjects, {cwd: sampleCwd, toolVersion: '1.2.3'})
+        const summary = renderStepSummary(subjects, {cwd: sampleCwd, codePages: samplePages})
         assertContained(summary)
         assert.deepEqual(unescapedMarkdown(summary), [])
         const rows = summary.split('\n').filter((text) => text.startsWith('| '))
@@ -194,7 +197,7 @@ describe('the step summary (Markdown)', () => {
   it('finds what it looks for: an unescaped link, image or HTML is reported', () => {
     assert.notDeepEqual(unescapedMarkdown('| [Click](http://evil.example) |'), [])
     assert.notDeepEqual(unescapedMarkdown('| ok \\| ![x](y) |'), [])
-    assert.deepEqual(unescapedMarkdown('| \\[Click\\]\\(x\\) | [`invalid-name`](https://unpkg.com/svc-plugin@1.2.3/docs/codes/invalid-name.md) |'), [])
+    assert.deepEqual(unescapedMarkdown('| \\[Click\\]\\(x\\) | [`invalid-name`](https://github.com/example/svc-plugin/blob/v1.2.3/docs/codes/invalid-name.md) |'), [])
   })
 })
 

@@ -1,6 +1,9 @@
 import type {Diagnostic} from '../../src/manifest/diagnostic.js'
 import type {ValidationReport} from '../../src/manifest/report.js'
 
+/** Where the sample reports' code pages are published (a repository's docs/codes/ at a tag). */
+export const samplePages = 'https://github.com/example/svc-plugin/blob/v1.2.3/docs/codes/'
+
 /** The working directory the sample reports' files live under. */
 export const sampleCwd = '/work/plugins'
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import {renderSarif} from '../../src/report/sarif.js'
 import {assertValidSarif} from './sarif-schema.js'
-import {mixedProblems, sampleCwd, sampleReport} from './sample-reports.js'
+import {codeDocumentation, codePageMarkdown, codePageText} from '../../src/report/descriptions.js'
+import {mixedProblems, sampleCwd, samplePages, sampleReport} from './sample-reports.js'
 
 describe('renderSarif', () => {
   const log = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '0.1.0', cwd: sampleCwd}))
@@ -97,11 +98,26 @@ describe('renderSarif', () => {
     assert.deepEqual(fromSubfolder.runs[0].results[0].locations[0].physicalLocation.artifactLocation, {uri: 'plugins/weather/manifest.json', uriBaseId: '%SRCROOT%'})
   })
 
-  it('gives every rule descriptions, markdown help and a link to its page', () => {
-    for (const rule of run.tool.driver.rules) {
+  it('gives every rule descriptions, markdown help and a link to its page where the pages are published', () => {
+    const linked = JSON.parse(renderSarif([sampleReport(mixedProblems)], {toolVersion: '1.2.3', cwd: sampleCwd, codePages: samplePages}))
+    assertValidSarif(linked)
+    assert.equal(linked.runs[0].tool.driver.informationUri, `${samplePages}README.md`)
+    for (const rule of linked.runs[0].tool.driver.rules) {
       assert.ok(rule.shortDescription.text.length > 0 && rule.fullDescription.text.length > rule.shortDescription.text.length)
       assert.match(rule.help.markdown, /\*\*Fix:\*\*/)
-      assert.equal(rule.helpUri, `https://unpkg.com/svc-plugin@0.1.0/docs/codes/${rule.id.replace(':', '-')}.md`)
+      assert.equal(rule.helpUri, `${samplePages}${rule.id.replace(':', '-')}.md`)
+    }
+  })
+
+  it('carries each page as the rule help, with no link, where no published page is known', () => {
+    assert.equal(run.tool.driver.informationUri, undefined)
+    for (const rule of run.tool.driver.rules) {
+      assert.equal(rule.helpUri, undefined)
+      assert.equal(rule.help.markdown, codePageMarkdown(rule.id))
+      assert.equal(rule.help.text, codePageText(rule.id))
+      assert.ok(rule.help.markdown.startsWith(`# \`${rule.id}\`\n\n${codeDocumentation(rule.id).summary}\n`))
+      assert.match(rule.help.markdown, /\n## Example\n\n\S[\s\S]*\n## How to fix it\n\n\S/)
+      assert.doesNotMatch(JSON.stringify(rule), /https?:/)
     }
   })
 

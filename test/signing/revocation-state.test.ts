@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
+import {createHash} from 'node:crypto'
 import {readdir, readFile, writeFile, mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {createRevocationList, type VerifiedRevocationList} from '../../src/revocation/list.js'
-import {admitRevocationList, checkRevocationSequence, recordRevocationSequence, revocationStateFile} from '../../src/install/revocation-state.js'
+import {admitRevocationList, checkRevocationSequence, recordRevocationList, revocationStateFile} from '../../src/install/revocation-state.js'
 import {createRoot} from '../../src/pki/trust.js'
 import {tempDir} from '../helpers/cli.js'
 import {createPki, testNow} from './pki.js'
@@ -34,14 +35,20 @@ describe('revocation list rollback protection', () => {
     await assert.rejects(readFile(revocationStateFile(dataRoot)), {code: 'ENOENT'})
   })
 
-  it('records the sequence and the digest of the list in <dataRoot>/plugins/_revocations.json', async () => {
-    await recordRevocationSequence(dataRoot, listWith(2))
+  it('records the list itself, its sequence and its digest in <dataRoot>/plugins/_revocations.json', async () => {
+    const list = listWith(2)
+    await recordRevocationList(dataRoot, list)
     assert.equal(revocationStateFile(dataRoot), path.join(dataRoot, 'plugins', '_revocations.json'))
     const record = JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8'))
-    assert.equal(record.schemaVersion, 1)
+    assert.equal(record.schemaVersion, 2)
     assert.deepEqual(Object.keys(record.roots), ['root_test'])
-    assert.equal(record.roots.root_test.sequence, 2)
-    assert.match(record.roots.root_test.sha256, /^sha256:[0-9a-f]{64}$/)
+    assert.deepEqual(record.roots.root_test, {
+      sequence: 2,
+      sha256: `sha256:${createHash('sha256').update(list.json).digest('hex')}`,
+      issuedAt: list.content.issuedAt,
+      json: Buffer.from(list.json).toString('base64'),
+      sig: list.sig,
+    })
     // Neither temporary files nor the lock stay behind.
     assert.deepEqual((await readdir(path.join(dataRoot, 'plugins'))).sort(), ['_revocations.json'])
   })
@@ -52,12 +59,12 @@ describe('revocation list rollback protection', () => {
       assert.match(error.message, /sequence 1, but this host has already seen sequence 2/)
       return true
     })
-    await assert.rejects(recordRevocationSequence(dataRoot, listWith(1)), {code: 'revocation-list-rollback'})
+    await assert.rejects(recordRevocationList(dataRoot, listWith(1)), {code: 'revocation-list-rollback'})
   })
 
   it('accepts the same list again', async () => {
     await checkRevocationSequence(dataRoot, listWith(2))
-    await recordRevocationSequence(dataRoot, listWith(2))
+    await recordRevocationList(dataRoot, listWith(2))
   })
 
   it('refuses the same sequence with other bytes (a fork)', async () => {
@@ -69,14 +76,14 @@ describe('revocation list rollback protection', () => {
   })
 
   it('accepts a higher sequence and records it', async () => {
-    await recordRevocationSequence(dataRoot, listWith(3, {entries: 2}))
+    await recordRevocationList(dataRoot, listWith(3, {entries: 2}))
     assert.equal(JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8')).roots.root_test.sequence, 3)
     await assert.rejects(checkRevocationSequence(dataRoot, listWith(2)), {code: 'revocation-list-rollback'})
   })
 
   it("keeps each root's sequence apart", async () => {
     const other = createRoot('root_other')
-    await recordRevocationSequence(dataRoot, listWith(1, {rootKeyId: 'root_other', rootPrivateKey: other.keyPair.privateKey}))
+    await recordRevocationList(dataRoot, listWith(1, {rootKeyId: 'root_other', rootPrivateKey: other.keyPair.privateKey}))
     const record = JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8'))
     assert.deepEqual([record.roots.root_test.sequence, record.roots.root_other.sequence], [3, 1])
   })

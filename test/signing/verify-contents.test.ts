@@ -39,7 +39,7 @@ describe('verifyContents as the installer calls it', () => {
     const signingFiles = new Map([...contents.signingFiles, ['certificate.json', null]])
     const result = await verifyContents({...contents, signingFiles}, {trust: context.pki.trust, now: testNow})
     assert.deepEqual(result.problems.map((p) => p.code), ['certificate-unreadable'])
-    assert.match(result.problems[0]?.message ?? '', /certificate\.json has \d+ bytes; a certificate file has at most 65536/)
+    assert.match(result.problems[0]?.message ?? '', /certificate\.json is \S+ MiB; a certificate file is at most 0\.0625 MiB/)
   })
 
   it('throws trust-store-invalid for a trust store of the wrong shape', async () => {

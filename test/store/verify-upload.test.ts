@@ -42,6 +42,14 @@ describe('verifyUpload', () => {
     assert.equal(renderUploadText(report), 'accepted com.example.weather-station 1.4.2\n')
   })
 
+  it('places a secret at the file and line that hold it, in the report and its text', async () => {
+    const token = Buffer.from('const a = 1\n\nconst token = "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"\n')
+    const report = await judge(await write(withEntry(unsignedUpload(), 'config/app.js', () => token)))
+    const secret = report.problems.find((problem) => problem.code === 'secret-detected')
+    assert.deepEqual(secret && {file: secret.file, line: secret.line, pointer: secret.pointer}, {file: 'config/app.js', line: 3, pointer: undefined})
+    assert.match(renderUploadText(report), /^error secret-detected: .* \(in config\/app\.js:3\)$/m)
+  })
+
   it('refuses a signature that does not chain to the trust store (certificate-untrusted, UntrustedRoot)', async () => {
     const report = await judge(accepted, {trust: createRoot('root_test').trustStore})
     assert.equal(report.accepted, false)

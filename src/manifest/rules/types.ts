@@ -4,7 +4,7 @@ import type {Level} from '../levels.js'
 import type {SubjectKind} from '../report.js'
 import type {HostContext} from '../host.js'
 
-/** What a rule reports; the engine adds the line and column of `pointer`. */
+/** What a rule reports; the engine adds the line and column of `pointer`, unless the finding is `at` another file. */
 export interface Finding {
   code: DiagnosticCode
   /** The offending value (or, for something missing, the object that should hold it). */
@@ -13,6 +13,11 @@ export interface Finding {
   /** Default `error`. */
   severity?: Severity
   requiredBy?: Level
+  /**
+   * Where the problem is when it is in another file of the package than manifest.json: its package path and
+   * position there, which replace the pointer's position (the diagnostic's pointer is then null).
+   */
+  at?: {path: string; line: number | null; column: number | null}
 }
 
 /** What every rule is handed (the elgatosf/cli rule-collector shape). */

@@ -8,6 +8,7 @@ import {InstallError} from '../../../src/install/errors.js'
 import {install} from '../../../src/install/install.js'
 import {listInstalled} from '../../../src/install/installed.js'
 import type {InstallOptions} from '../../../src/install/types.js'
+import {versionDirectory} from '../../../src/install/version-directories.js'
 import {verifyInstalled} from '../../../src/install/verify-installed.js'
 import {sha256Of, snapshotTree, writeArtifact} from './artifacts.js'
 import {runChildScript} from './child.js'
@@ -159,8 +160,9 @@ export async function recordMutations(scenario: Scenario, dataRoot: string): Pro
 /**
  * The kill points a quick run samples, by what the mutation does: the first write inside the staged tree,
  * the commit point (the journal's rename), the promotion of the staged tree, the switch of `current.json`,
- * its removal, and each rename that takes something out of the plugin directory (the replaced or pruned
- * version, `versions/`, `data/`, …). Keyed by a label, valued by the 1-based ordinal to kill before.
+ * its removal, each rename that takes something out of the plugin directory (the replaced or pruned
+ * version, `versions/`, `data/`, …), the layout step (`versions/<version>_<n>` to `versions/<version>`) and
+ * the rewrite of `current.json` after it. Keyed by a label, valued by the 1-based ordinal to kill before.
  */
 export function samplePoints(mutations: readonly Mutation[], dataRoot: string): Map<string, number> {
   const points = new Map<string, number>()
@@ -175,7 +177,8 @@ export function samplePoints(mutations: readonly Mutation[], dataRoot: string): 
     if (mutation.kind === 'write' && from.includes('/content/')) at('a write into the staged tree')
     if (mutation.kind === 'rename' && to === `${plugin}.transaction.json`) at('the commit point (the journal)')
     if (mutation.kind === 'rename' && from.endsWith('/content') && to.startsWith(`${plugin}versions/`)) at(`the promotion to ${to.slice(plugin.length)}`)
-    if (mutation.kind === 'rename' && to === `${plugin}current.json`) at('the switch of current.json')
+    if (mutation.kind === 'rename' && to === `${plugin}current.json`) at(points.has('the layout step') ? 'current.json naming just the version' : 'the switch of current.json')
+    if (mutation.kind === 'rename' && /\/versions\/[^/]+_\d+$/.test(from) && to === from.replace(/_\d+$/, '')) at('the layout step')
     if (mutation.kind === 'unlink' && from === `${plugin}current.json`) at('the removal of current.json')
     if (mutation.kind === 'rename' && from.startsWith(plugin) && to.startsWith('plugins/_staging/')) at(`the discard of ${from.slice(plugin.length)}`)
   })
@@ -210,33 +213,35 @@ export async function killAndRecover(scenario: Scenario, killBefore: number, dat
 
 /**
  * What must hold at every instant: every directory under `versions/` is a complete version (exactly the
- * files of its manifest's `files[]`, with those digests, and a version matching its name); `current.json`,
- * when present, parses and names one of them; `data/` is whole (or, for a purge, gone); listing works,
- * and the active version passes `verifyInstalled`.
+ * files of its manifest's `files[]`, with those digests, and a version matching its name); while
+ * `current.json` is present, a reader using the library resolves the active version it names to one of
+ * them (`versionDirectory`, `listInstalled` and `verifyInstalled` agree); `data/` is whole (or, for a
+ * purge, gone); and the active version passes `verifyInstalled`.
  */
 export async function assertConsistent(scenario: Scenario, dataRoot: string, label: string): Promise<void> {
   const plugin = path.join(dataRoot, 'plugins', id)
   const versions = await readdirOrEmpty(path.join(plugin, 'versions'))
   for (const name of versions) await assertCompleteVersion(path.join(plugin, 'versions', name), `${label}: versions/${name}`)
   const current = await readFile(path.join(plugin, 'current.json'), 'utf8').catch(() => null)
+  const listed = (await listInstalled(dataRoot)).find((plugin) => plugin.id === id)
   if (current !== null) {
-    const {version, directory} = JSON.parse(current) as {version: string; directory?: string}
-    const named = directory ?? version
-    assert.ok(versions.includes(named), `${label}: current.json names ${named}; versions/ holds ${versions.join(', ')}`)
-    assert.equal(named.split('_')[0], version, `${label}: current.json names ${named} for ${version}`)
+    const {version} = JSON.parse(current) as {version: string}
+    const resolved = await versionDirectory(dataRoot, id, version)
+    assert.ok(resolved !== null && versions.includes(path.basename(resolved)), `${label}: ${version} resolves to ${resolved}; versions/ holds ${versions.join(', ')}`)
+    assert.deepEqual([listed?.activeVersion, listed?.directory], [version, resolved], `${label}: listInstalled`)
+    const verification = await verifyInstalled(dataRoot, id, {hostRid: 'linux-x64'})
+    assert.equal(verification.directory, resolved, `${label}: verifyInstalled checked another directory`)
+    assert.equal(verification.valid, true, `${label}: the active version does not verify: ${JSON.stringify(verification.problems)}`)
   }
   const data = await readdirOrNull(path.join(plugin, 'data'))
   if (data === null) assert.ok(scenario.purges, `${label}: data/ is gone`)
   else assert.equal(await readFile(path.join(plugin, 'data', markerName), 'utf8'), markerText, `${label}: data/ lost its state`)
-
-  await listInstalled(dataRoot)
-  if (current !== null) {
-    const verification = await verifyInstalled(dataRoot, id, {hostRid: 'linux-x64'})
-    assert.equal(verification.valid, true, `${label}: the active version does not verify: ${JSON.stringify(verification.problems)}`)
-  }
 }
 
-/** The scenario's final state, with nothing left of any killed run. */
+/**
+ * The scenario's final state, with nothing left of any killed run, and the layout at rest: every version
+ * in `versions/<version>/`, and `current.json` naming just the version.
+ */
 export async function assertSettled(scenario: Scenario, dataRoot: string, label: string): Promise<void> {
   await assertConsistent(scenario, dataRoot, label)
   const plugin = path.join(dataRoot, 'plugins', id)
@@ -244,14 +249,11 @@ export async function assertSettled(scenario: Scenario, dataRoot: string, label:
   assert.deepEqual(entries?.sort() ?? null, scenario.expected.entries, `${label}: the plugin directory holds ${entries?.join(', ')}`)
   assert.deepEqual(await readdirOrEmpty(path.join(dataRoot, 'plugins', '_staging')), [], `${label}: _staging is not empty`)
   const builds: Record<string, string> = {}
-  for (const name of await readdirOrEmpty(path.join(plugin, 'versions'))) {
-    const version = name.split('_')[0] as string
-    assert.equal(builds[version], undefined, `${label}: ${version} has two directories`)
-    builds[version] = await readFile(path.join(plugin, 'versions', name, 'build.txt'), 'utf8')
-  }
-  assert.deepEqual(builds, scenario.expected.builds, label)
+  for (const name of await readdirOrEmpty(path.join(plugin, 'versions'))) builds[name] = await readFile(path.join(plugin, 'versions', name, 'build.txt'), 'utf8')
+  assert.deepEqual(builds, scenario.expected.builds, `${label}: the version directories and their builds`)
   const current = await readFile(path.join(plugin, 'current.json'), 'utf8').catch(() => null)
-  assert.equal(current === null ? null : (JSON.parse(current) as {version: string}).version, scenario.expected.active, label)
+  const expected = scenario.expected.active === null ? null : {version: scenario.expected.active}
+  assert.deepEqual(current === null ? null : JSON.parse(current), expected, `${label}: current.json`)
 }
 
 /** A version directory holds exactly the files its manifest lists, with the listed sizes and digests. */
