@@ -87,7 +87,21 @@ export {writeRoot, type WrittenRoot} from './pki/trust.js'
 export {issueCertificateFiles, readCertificateFiles, type IssueCertificateFilesOptions, type IssuedCertificateFiles} from './pki/certificate-files.js'
 export {keyUsages, subjectKinds} from './pki/certificate.js'
 export {SigningError, type SigningErrorCode} from './pki/errors.js'
-export {signArtifact, signArtifactFiles, type SignArtifactFilesOptions, type SignArtifactOptions, type SignArtifactResult} from './signing/sign-artifact.js'
+export {
+  prepareArtifactSignature,
+  prepareArtifactSignatureFiles,
+  signArtifact,
+  signArtifactFiles,
+  type PrepareArtifactSignatureFilesOptions,
+  type PrepareArtifactSignatureOptions,
+  type PreparedArtifactSignature,
+  type SignArtifactFilesOptions,
+  type SignArtifactOptions,
+  type SignArtifactResult,
+  type SigningFiles,
+} from './signing/sign-artifact.js'
+export {signerFromCommand, type Signer, type SignerCommandOptions} from './pki/signer.js'
+export type {KeySource, PreparedSignature, SigningKeyOptions} from './pki/signing-key.js'
 export type {SigningCredentials} from './signing/sign.js'
 export {revokeInFile, type RevokeInFileOptions, type RevokeInFileResult} from './revocation/update.js'
 export {revocationReasons, revocationKinds} from './revocation/list.js'

@@ -1,33 +1,40 @@
-import {signArtifactFiles} from '../../src/index.js'
+import {prepareArtifactSignatureFiles, signArtifactFiles} from '../../src/index.js'
 import {ExitCode} from '../exit-codes.js'
+import {UsageError} from '../failure.js'
+import {signingRoute, type SigningRouteFlags} from '../signing-routes.js'
 import type {ActionContext} from './action.js'
 
 /** The arguments and flags of `svc-plugin sign`, as parsed (by oclif, or by the direct path). */
 export interface SignInput {
   readonly args: {readonly artifact: string}
-  readonly flags: {
-    readonly 'private-key': string
+  readonly flags: SigningRouteFlags & {
+    readonly 'private-key'?: string | undefined
     readonly certificate: string
     readonly 'certificate-signature': string
     readonly 'issuer-certificate'?: string | undefined
     readonly 'issuer-signature'?: string | undefined
-    readonly output: string
+    readonly output?: string | undefined
     readonly json: boolean
   }
 }
 
-/** `svc-plugin sign`: signs a packed artifact into a new file. */
+/** `svc-plugin sign`: signs a packed artifact into a new file, or writes the statement a key in a vault must sign. */
 export async function signCommand({args: {artifact}, flags}: SignInput, {output}: ActionContext): Promise<ExitCode> {
-  const {
-    output: file,
-    json,
-    'private-key': privateKeyFile,
-    certificate: certificateFile,
-    'certificate-signature': certificateSignatureFile,
-    'issuer-certificate': issuerCertificateFile,
-    'issuer-signature': issuerSignatureFile,
-  } = flags
-  const result = await signArtifactFiles({artifact, output: file, privateKeyFile, certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile})
+  const {json, certificate: certificateFile, 'certificate-signature': certificateSignatureFile, 'issuer-certificate': issuerCertificateFile, 'issuer-signature': issuerSignatureFile} = flags
+  const chain = {certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile}
+  const route = signingRoute(flags, {'private-key': flags['private-key']})
+  if ('prepare' in route) {
+    const prepared = await prepareArtifactSignatureFiles({artifact, output: route.prepare, ...chain})
+    if (json) {
+      const {output: path, artifactDigest, ...rest} = prepared
+      output.outJson({statement: path, ...rest, artifactDigest: `sha256:${artifactDigest}`})
+    } else {
+      output.out(`Prepared the statement to sign for ${artifact} with certificate ${prepared.certificateId} at ${prepared.signedAt}: ${prepared.output}.`)
+    }
+    return ExitCode.success
+  }
+  if (flags.output === undefined) throw new UsageError('Signing needs --output, the signed artifact to write (only --prepare writes nothing else).')
+  const result = await signArtifactFiles({artifact, output: flags.output, key: route.key, ...chain})
   if (json) {
     // The digest is written sha256:<hex> here as in pack and inspect.
     const {output: path, artifactDigest, ...rest} = result

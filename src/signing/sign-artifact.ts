@@ -1,19 +1,20 @@
-import {open} from 'node:fs/promises'
+import {open, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {temporarySibling} from '../fs/durable.js'
 import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
-import type {ArchiveEntry, ArchiveLimits, EntryDigest, StrictArchive} from '../archive/types.js'
+import type {ArchiveEntry, ArchiveLimits, EntryDigest, EntryLocation, StrictArchive} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
 import {containerClaim, type ContainerClaim} from '../artifact/container.js'
 import type {ManifestRead} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
 import {SigningError} from '../pki/errors.js'
-import {readPrivateKeyFile} from '../pki/keys.js'
-import {errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
+import {type KeySource, readSigningKey, signingKeyOf} from '../pki/signing-key.js'
+import type {CertificateFiles} from '../pki/certificate.js'
+import {artifactStatement, errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
 import {runChecklist} from './verify.js'
 import {readArtifactContents, signerContext} from './verify-artifact.js'
 
@@ -45,64 +46,152 @@ export interface SignArtifactResult {
  * inflated or compressed again, so the container is the same on every machine), `certificate.json` +
  * `certificate.sig` (and `issuer.*`) added, the signed `manifest.json` stored first, written
  * deterministically through the archive writer beside the output. The container digest of that file is
- * then computed, signed within the manifest and written into it; the file is read back, run through the
- * verification checklist (all but the root link, the container included) and only then moved onto the
- * output. Refuses an existing output (`output-exists`) and everything `planSignature` refuses; a failure
- * leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
+ * then computed, the statement signed with the key (a private key, a signer, or a prepared statement and
+ * its signature: docs/signing.md, "Signing with a key in a vault"), the signature checked against the
+ * certificate's key (`signature-invalid`), and the manifest that carries both written into the file; the
+ * file is read back, run through the verification checklist (all but the root link, the container
+ * included) and only then moved onto the output. Refuses an existing output (`output-exists`), a prepared
+ * statement of another artifact or certificate (`statement-mismatch`) and everything `planSignature`
+ * refuses; a failure leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
   const limits = resolveLimits(options.limits)
-  const now = options.now ?? new Date()
+  if (signingKeyOf(options, 'the signing key') === null) {
+    throw new SigningError('invalid-signer', 'Signing needs a key: a private key, a signer, or a prepared statement with its signature.')
+  }
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
   return withOutputs(async (outputs) => {
     await outputs.prepare(options.output)
     const target = path.resolve(options.output)
     const temporary = temporarySibling(target)
-    const plan = await withArtifact(options.artifact, {limits}, async (artifact) => {
-      const planned = planSignature(await artifact.contents(), {...options, now})
-      await writeSigned(temporary, artifact.archive, planned, limits)
-      return planned
-    })
     // Removed unless the signed file is moved onto the output.
     outputs.adopt(temporary)
-    const signed = await sealContainer(temporary, plan, limits)
+    const plan = await writePlaceholderArchive(options, temporary, limits)
+    const {sha256: containerDigest, location} = await containerDigestOf(temporary, limits)
+    const signed = await signManifest(plan, containerDigest)
+    await sealContainer(temporary, plan, signed, location)
     // sign verifies what it wrote, from the file, as a verifier will read it.
-    const check = await readArtifactContents(temporary, {limits}, async (contents) => runChecklist(contents, signerContext(now)))
+    const check = await readArtifactContents(temporary, {limits}, async (contents) => runChecklist(contents, signerContext(plan.now)))
     if ('code' in check) throw errorFrom(check)
     await placeFile(temporary, target, false)
-    return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${signed.containerDigest}`}
+    return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${containerDigest}`}
   })
 }
 
-/** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
-export interface SignArtifactFilesOptions {
+/** What `prepareArtifactSignature` needs: the artifact, the certificate chain and where to write the statement. */
+export interface PrepareArtifactSignatureOptions {
+  /** The packed, unsigned `.svcPlugin`. */
   artifact: string
+  certificate: CertificateFiles
+  /** The issuer certificate, when the certificate is issued by one. */
+  issuer?: CertificateFiles
+  /** The signing time (default: now). */
+  now?: Date
+  /** Where to write the statement; never overwritten. */
   output: string
-  privateKeyFile: string
+  limits?: Partial<ArchiveLimits>
+}
+
+/** What `prepareArtifactSignature` wrote. */
+export interface PreparedArtifactSignature {
+  /** Absolute path of the statement file. */
+  output: string
+  certificateId: string
+  signedAt: string
+  /** Hex SHA-256 of the canonical digest text P the statement names. */
+  artifactDigest: string
+  /** `sha256:` + hex of the container digest the signed manifest will carry. */
+  containerDigest: string
+}
+
+/**
+ * Writes the statement the certificate's key must sign for this artifact, and nothing else: the artifact is
+ * planned and written to a temporary file exactly as {@link signArtifact} writes it, its container digest
+ * computed, and the statement of docs/signing.md §7 (signing time, key id, artifact digest over the manifest
+ * that carries the container digest) written to `output`. The temporary file is removed. Completing with
+ * `prepared` (the statement and its signature) on any machine gives the same container, since sign copies
+ * the payload's compressed bytes as they are. Refuses what `planSignature` refuses and an existing output.
+ */
+export async function prepareArtifactSignature(options: PrepareArtifactSignatureOptions): Promise<PreparedArtifactSignature> {
+  const limits = resolveLimits(options.limits)
+  await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --prepare file or remove it first'})
+  return withOutputs(async (outputs) => {
+    await outputs.prepare(options.output)
+    const target = path.resolve(options.output)
+    const temporary = temporarySibling(target)
+    outputs.adopt(temporary)
+    const {artifact, certificate, issuer, now} = options
+    const plan = await writePlaceholderArchive({artifact, certificate, issuer, now}, temporary, limits)
+    const {sha256: containerDigest} = await containerDigestOf(temporary, limits)
+    await unlink(temporary)
+    const statement = artifactStatement(plan, containerDigest)
+    await outputs.newFile(target, statement.message)
+    return {output: target, certificateId: plan.certificateId, signedAt: plan.signedAt, artifactDigest: statement.artifactDigest, containerDigest: `sha256:${containerDigest}`}
+  })
+}
+
+/** Plans the signature of `options.artifact` and writes the archive with the placeholder manifest to `file`. */
+async function writePlaceholderArchive(options: SigningCredentials & {artifact: string}, file: string, limits: ArchiveLimits): Promise<SignaturePlan> {
+  const now = options.now ?? new Date()
+  return withArtifact(options.artifact, {limits}, async (artifact) => {
+    const planned = planSignature(await artifact.contents(), {...options, now})
+    await writeSigned(file, artifact.archive, planned, limits)
+    return planned
+  })
+}
+
+/** The key and certificate files of a signature, as the command line names them. */
+export interface SigningFiles {
   certificateFile: string
   certificateSignatureFile: string
   /** issuer.json and issuer.sig, both or neither (`invalid-signer`). */
   issuerCertificateFile?: string
   issuerSignatureFile?: string
+}
+
+/** What `signArtifactFiles` needs: the key and certificate files instead of their bytes. */
+export interface SignArtifactFilesOptions extends SigningFiles {
+  artifact: string
+  output: string
+  /** The key: a private key file, a signing command, or a prepared statement file and its signature file. */
+  key: KeySource
+  /** Working directory of a signing command. */
+  cwd?: string
   now?: Date
   limits?: Partial<ArchiveLimits>
 }
 
 /** Reads the key and certificate files, then `signArtifact`. */
 export async function signArtifactFiles(options: SignArtifactFilesOptions): Promise<SignArtifactResult> {
-  const {issuerCertificateFile, issuerSignatureFile} = options
+  const chain = await readSigningChain(options)
+  const key = await readSigningKey(options.key, {cwd: options.cwd})
+  return signArtifact({artifact: options.artifact, output: options.output, ...key, ...chain, now: options.now, limits: options.limits})
+}
+
+/** What `prepareArtifactSignatureFiles` needs: the certificate files instead of their bytes. */
+export interface PrepareArtifactSignatureFilesOptions extends SigningFiles {
+  artifact: string
+  /** Where to write the statement. */
+  output: string
+  now?: Date
+  limits?: Partial<ArchiveLimits>
+}
+
+/** Reads the certificate files, then `prepareArtifactSignature`. */
+export async function prepareArtifactSignatureFiles(options: PrepareArtifactSignatureFilesOptions): Promise<PreparedArtifactSignature> {
+  const chain = await readSigningChain(options)
+  return prepareArtifactSignature({artifact: options.artifact, output: options.output, ...chain, now: options.now, limits: options.limits})
+}
+
+/** Reads the certificate (and issuer) files of a signature; an issuer file without the other is `invalid-signer`. */
+async function readSigningChain(files: SigningFiles): Promise<{certificate: CertificateFiles; issuer?: CertificateFiles}> {
+  const {issuerCertificateFile, issuerSignatureFile} = files
   if ((issuerCertificateFile === undefined) !== (issuerSignatureFile === undefined)) {
     throw new SigningError('invalid-signer', 'Give both the issuer certificate and its signature, or neither.')
   }
-  return signArtifact({
-    artifact: options.artifact,
-    output: options.output,
-    privateKey: await readPrivateKeyFile(options.privateKeyFile),
-    certificate: await readCertificateFiles(options.certificateFile, options.certificateSignatureFile),
-    issuer: issuerCertificateFile === undefined ? undefined : await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string),
-    now: options.now,
-    limits: options.limits,
-  })
+  const certificate = await readCertificateFiles(files.certificateFile, files.certificateSignatureFile)
+  if (issuerCertificateFile === undefined) return {certificate}
+  return {certificate, issuer: await readCertificateFiles(issuerCertificateFile, issuerSignatureFile as string)}
 }
 
 /**
@@ -133,20 +222,24 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
 }
 
 /**
- * Computes the container digest of the archive written with the placeholder manifest (the ranges it counts
- * as zero bytes found as a verifier finds them), signs the manifest that carries it, and writes the real
- * hex digits, signature value and manifest CRC-32 over the placeholders; the file is flushed to disk.
+ * The container digest of the archive written with the placeholder manifest, computed as a verifier
+ * computes it (the ranges it counts as zero found as a verifier finds them), and where its manifest lies.
  */
-async function sealContainer(file: string, plan: SignaturePlan, limits: ArchiveLimits): Promise<SignedContents & {containerDigest: string}> {
-  const placeholder = placeholderManifest(plan)
-  const claim = containerClaim(placeholder) as ContainerClaim
-  // Opened as a verifier opens it: the container evidence is computed with the ranges a verifier finds.
-  const {location, containerDigest} = await withArtifact(file, {limits}, async (artifact) => {
+async function containerDigestOf(file: string, limits: ArchiveLimits): Promise<{sha256: string; location: EntryLocation}> {
+  return withArtifact(file, {limits}, async (artifact) => {
     const evidence = await (artifact.manifest as ManifestRead).container
     if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
-    return {location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry), containerDigest: evidence.sha256}
+    return {sha256: evidence.sha256, location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry)}
   })
-  const signed = signManifest(plan, containerDigest)
+}
+
+/**
+ * Writes the signed manifest's hex digits, signature value and CRC-32 over the placeholders of the archive
+ * written with the placeholder manifest; the file is flushed to disk.
+ */
+async function sealContainer(file: string, plan: SignaturePlan, signed: SignedContents, location: EntryLocation): Promise<void> {
+  const placeholder = placeholderManifest(plan)
+  const claim = containerClaim(placeholder) as ContainerClaim
   const manifest = Buffer.from(signed.manifest)
   if (manifest.length !== placeholder.length) throw new Error('The signed manifest does not have the length of its placeholder.')
   const crc = Buffer.alloc(4)
@@ -167,5 +260,4 @@ async function sealContainer(file: string, plan: SignaturePlan, limits: ArchiveL
   } finally {
     await handle.close()
   }
-  return {...signed, containerDigest}
 }
