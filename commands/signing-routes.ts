@@ -1,5 +1,4 @@
-import type {KeySource} from '../src/index.js'
-import {UsageError} from './failure.js'
+import {type KeySource, SigningError} from '../src/index.js'
 
 /**
  * The ways a command that signs gets its signature, chosen from its flags in one place: a private key file
@@ -24,17 +23,17 @@ export type SigningRoute = {key: KeySource; keyFlag: string | null} | {prepare: 
 /**
  * The one route the flags name: a private key file (each entry of `keyFiles` is a key flag and its value),
  * --signer-command, --prepare, or --prepared with --signature. None, several, or --signature without
- * --prepared (and the reverse) is a usage error naming the flags.
+ * --prepared (and the reverse) is `invalid-signer` (exit 2) naming the flags.
  */
 export function signingRoute(flags: SigningRouteFlags, keyFiles: Readonly<Record<string, string | undefined>>): SigningRoute {
   const {'signer-command': signerCommand, prepare, prepared, signature} = flags
-  if ((prepared === undefined) !== (signature === undefined)) throw new UsageError('--prepared and --signature go together: the statement --prepare wrote and its signature.')
+  if ((prepared === undefined) !== (signature === undefined)) throw new SigningError('invalid-signer', '--prepared and --signature go together: the statement --prepare wrote and its signature.')
   const routes: SigningRoute[] = []
   for (const [flag, file] of Object.entries(keyFiles)) if (file !== undefined) routes.push({key: {privateKeyFile: file}, keyFlag: flag})
   if (signerCommand !== undefined) routes.push({key: {signerCommand}, keyFlag: null})
   if (prepare !== undefined) routes.push({prepare})
   if (prepared !== undefined && signature !== undefined) routes.push({key: {preparedFile: prepared, signatureFile: signature}, keyFlag: null})
   const names = [...Object.keys(keyFiles).map((flag) => `--${flag}`), '--signer-command', '--prepare', '--prepared with --signature'].join(', ')
-  if (routes.length !== 1) throw new UsageError(`Give exactly one of ${names}${routes.length === 0 ? '' : ` (${routes.length} were given)`}.`)
+  if (routes.length !== 1) throw new SigningError('invalid-signer', `Give exactly one of ${names}${routes.length === 0 ? '' : ` (${routes.length} were given)`}.`)
   return routes[0] as SigningRoute
 }

@@ -83,8 +83,15 @@ export type {ArchiveLimits} from './archive/types.js'
 
 // ── Tooling: keys, certificates, signing, revocation ───────────────────────────────────────────────────
 export {writeKeyPair, type WrittenKeyPair} from './pki/keys.js'
-export {writeRoot, type WrittenRoot} from './pki/trust.js'
-export {issueCertificateFiles, readCertificateFiles, type IssueCertificateFilesOptions, type IssuedCertificateFiles} from './pki/certificate-files.js'
+export {writeRoot, writeRootOfPublicKey, type WrittenPublicRoot, type WrittenRoot} from './pki/trust.js'
+export {
+  issueCertificateFiles,
+  prepareCertificateFiles,
+  readCertificateFiles,
+  type IssueCertificateFilesOptions,
+  type IssuedCertificateFiles,
+  type PrepareCertificateFilesOptions,
+} from './pki/certificate-files.js'
 export {keyUsages, subjectKinds} from './pki/certificate.js'
 export {SigningError, type SigningErrorCode} from './pki/errors.js'
 export {

@@ -92,12 +92,40 @@ describe('svc-plugin sign with a key that never leaves its vault (real processes
     assert.equal(await exists(at('failed.svcPlugin')), false)
   })
 
-  it('two routes at once, or none: exit 2, a usage error naming the routes', async () => {
+  it('two routes at once, or none: exit 2, invalid-signer naming the routes', async () => {
     const both = await spawnCli(['sign', unsigned, ...chain, '--private-key', at('vault.pem'), '--signer-command', 'true', '--output', at('both.svcPlugin')])
     assert.equal(both.status, 2)
-    assert.match(both.stderr, /^error usage: Give exactly one of --private-key, --signer-command, --prepare, --prepared with --signature \(2 were given\)\./)
+    assert.match(both.stderr, /^error invalid-signer: Give exactly one of --private-key, --signer-command, --prepare, --prepared with --signature \(2 were given\)\./)
     const none = await spawnCli(['sign', unsigned, ...chain, '--output', at('none.svcPlugin')])
     assert.equal(none.status, 2)
-    assert.match(none.stderr, /^error usage: Give exactly one of /)
+    assert.match(none.stderr, /^error invalid-signer: Give exactly one of /)
+  })
+})
+
+describe('svc-plugin cert root and cert issue with a root key that never leaves its vault (real processes)', () => {
+  it('cert root --root-public-key writes root.pub and trust.json and no private key; cert issue --signer-command signs a certificate sign and verify accept', async () => {
+    const rootKey = opensslKey(dir, 'offline-root')
+    const rootPub = at('offline-root.pub')
+    await writeFile(rootPub, `${Buffer.from(rootKey.publicKey).toString('base64')}\n`)
+    const root = await spawnCli(['cert', 'root', '--output', at('offline'), '--root-key-id', 'root_offline', '--root-public-key', rootPub])
+    assert.equal(root.status, 0, root.stderr)
+    assert.deepEqual((await readdir(at('offline'))).sort(), ['root.pub', 'trust.json'])
+    assert.deepEqual(JSON.parse(await readFile(at('offline', 'trust.json'), 'utf8')), {roots: [{rootKeyId: 'root_offline', publicKey: Buffer.from(rootKey.publicKey).toString('base64')}]})
+    const vaultPub = at('vault.pub')
+    await writeFile(vaultPub, `${Buffer.from(vaultKey.publicKey).toString('base64')}\n`)
+    const notAfter = new Date(Date.now() + 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
+    const subject = ['--subject-public-key', vaultPub, '--subject-kind', 'creator', '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--not-after', notAfter, '--root-key-id', 'root_offline']
+    const issued = await spawnCli(['cert', 'issue', ...subject, '--signer-command', opensslSignerCommand(rootKey), '--root-public-key', rootPub, '--output', at('offline-cert')])
+    assert.equal(issued.status, 0, issued.stderr)
+    const offlineChain = ['--certificate', at('offline-cert', 'certificate.json'), '--certificate-signature', at('offline-cert', 'certificate.sig')]
+    const signed = await spawnCli(['sign', unsigned, ...offlineChain, '--signer-command', opensslSignerCommand(vaultKey), '--output', at('offline.svcPlugin')])
+    assert.equal(signed.status, 0, signed.stderr)
+    const verified = await spawnCli(['verify', at('offline.svcPlugin'), '--trust', at('offline', 'trust.json')])
+    assert.equal(verified.status, 0, verified.stdout + verified.stderr)
+    // Signed by another key than the root the trust store names: refused before anything is written.
+    const wrong = await spawnCli(['cert', 'issue', ...subject, '--signer-command', opensslSignerCommand(otherKey), '--root-public-key', rootPub, '--output', at('wrong-cert')])
+    assert.equal(wrong.status, 1)
+    assert.match(wrong.stderr, /^error signature-invalid: /)
+    assert.equal(await exists(at('wrong-cert')), false)
   })
 })

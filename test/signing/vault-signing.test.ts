@@ -5,7 +5,9 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import fc from 'fast-check'
 import {parseSignatureMessage, signatureMessage} from '../../src/artifact/digest.js'
-import {issueCertificate, parseCertificate} from '../../src/pki/certificate.js'
+import {certificateMessage, issueCertificate, parseCertificate} from '../../src/pki/certificate.js'
+import {issueCertificateFiles, type IssueCertificateFilesOptions, prepareCertificateFiles} from '../../src/pki/certificate-files.js'
+import {verifyStrict} from '../../src/pki/ed25519.js'
 import {SigningError} from '../../src/pki/errors.js'
 import {signerFromCommand} from '../../src/pki/signer.js'
 import {prepareArtifactSignature, signArtifact, signArtifactFiles} from '../../src/signing/sign-artifact.js'
@@ -202,3 +204,57 @@ async function writeTemporary(bytes: Uint8Array): Promise<string> {
 async function certificateFiles(): Promise<{certificateFile: string; certificateSignatureFile: string}> {
   return {certificateFile: await writeTemporary(certificate.json), certificateSignatureFile: await writeTemporary(new Uint8Array(Buffer.from(`${certificate.sig}\n`)))}
 }
+
+describe('issuing a certificate with a root key that never leaves its vault (library)', () => {
+  let rootKey: OpensslKey
+  let rootPublicKeyFile: string
+  let subjectPublicKeyFile: string
+  const options = (output: string, extra: Partial<IssueCertificateFilesOptions> = {}): IssueCertificateFilesOptions => ({
+    subject: {kind: 'creator', id: 'com.example', name: 'Example Labs'},
+    subjectPublicKeyFile,
+    keyUsage: 'package',
+    notBefore: validFrom,
+    notAfter: validTo,
+    rootKeyId: 'root_vault',
+    rootPublicKeyFile,
+    now: testNow,
+    output,
+    ...extra,
+  })
+  before(async () => {
+    rootKey = opensslKey(dir, 'vault-root')
+    rootPublicKeyFile = await writeTemporary(new Uint8Array(Buffer.from(`${Buffer.from(rootKey.publicKey).toString('base64')}\n`)))
+    subjectPublicKeyFile = await writeTemporary(new Uint8Array(Buffer.from(`${Buffer.from(vaultKey.publicKey).toString('base64')}\n`)))
+  })
+
+  it('a signing command (OpenSSL) issues a certificate whose signature verifies under the root key', async () => {
+    const issued = await issueCertificateFiles(options(fresh('issued'), {key: {signerCommand: opensslSignerCommand(rootKey)}}))
+    const json = await readFile(issued.certificateFile)
+    const signature = Buffer.from((await readFile(issued.signatureFile, 'utf8')).trim(), 'base64')
+    assert.equal(verifyStrict(signature, certificateMessage(json), rootKey.publicKey), true)
+    assert.equal(issued.certificate.issuedAt, '2030-06-01T12:00:00Z')
+  })
+
+  it('prepare writes the statement (domain line and the certificate), complete with the same options gives that certificate', async () => {
+    const prepared = await prepareCertificateFiles(options(fresh('certificate-statement')))
+    const statement = new Uint8Array(await readFile(prepared.output))
+    assert.equal(Buffer.from(statement).toString('utf8').split('\n')[0], 'svc-plugin-certificate/1')
+    const signatureFile = await writeTemporary(opensslSign(rootKey, statement))
+    const issued = await issueCertificateFiles(options(fresh('completed'), {key: {preparedFile: prepared.output, signatureFile}, now: new Date('2030-07-01T00:00:00Z')}))
+    assert.deepEqual(certificateMessage(await readFile(issued.certificateFile)), Buffer.from(statement))
+    assert.equal(issued.certificate.certificateId, prepared.certificate.certificateId)
+  })
+
+  it('refuses a signature by another key (signature-invalid), a statement of another certificate (statement-mismatch) and a vault key without the root public key (invalid-signer), writing nothing', async () => {
+    const prepared = await prepareCertificateFiles(options(fresh('certificate-statement')))
+    const statement = new Uint8Array(await readFile(prepared.output))
+    const output = fresh('refused')
+    const wrong = await writeTemporary(opensslSign(otherKey, statement))
+    assert.equal(await refusal(issueCertificateFiles(options(output, {key: {preparedFile: prepared.output, signatureFile: wrong}}))), 'signature-invalid')
+    const right = await writeTemporary(opensslSign(rootKey, statement))
+    const other = options(output, {key: {preparedFile: prepared.output, signatureFile: right}, subject: {kind: 'creator', id: 'com.example.other', name: 'Example Labs'}})
+    assert.equal(await refusal(issueCertificateFiles(other)), 'statement-mismatch')
+    assert.equal(await refusal(issueCertificateFiles(options(output, {key: {signerCommand: opensslSignerCommand(rootKey)}, rootPublicKeyFile: undefined}))), 'invalid-signer')
+    assert.deepEqual(await leftovers(output), [])
+  })
+})
