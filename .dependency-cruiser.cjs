@@ -5,6 +5,7 @@
  */
 const ranks = [
   ['errors.ts', 'quantities.ts'],
+  ['cancellation.ts'],
   ['fs', 'json'],
   ['model'],
   ['archive'],

@@ -3,20 +3,46 @@ import {removeTemporaryFilesSync} from '../src/index.js'
 import {ExitCode} from './exit-codes.js'
 import {CommandOutput} from './output.js'
 
+/** The command this process runs: the AbortController its Ctrl-C aborts, and whether its action passes the signal on. */
+interface RunningCommand {
+  readonly controller: AbortController
+  takesSignal: boolean
+}
+
+let running: RunningCommand = {controller: new AbortController(), takesSignal: false}
+
 /**
- * Prepares the process a command runs in, whichever way its arguments were parsed: a small heap, and
- * Ctrl-C or a TERM from a build system removing what is half-written before exiting 4.
+ * Prepares the process a command runs in, whichever way its arguments were parsed: a small heap, and one
+ * AbortController that Ctrl-C or a TERM from a build system aborts. When the action passed its signal to the
+ * library ({@link commandSignal}), the library call undoes what it began and rejects with its AbortError, which
+ * the action reports as any failure (`error cancelled`, exit 4); a second Ctrl-C, or a command that does not
+ * pass the signal on, removes what is half-written and exits 4 at once.
  */
 export function prepareCommandProcess(): void {
   keepHeapSmall()
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      removeTemporaryFilesSync()
-      // A blank line first ends a progress bar's line.
-      new CommandOutput({quiet: false}).errorLine(['', `cancelled (${signal}).`])
-      process.exit(ExitCode.cancelled)
-    })
+  const command: RunningCommand = {controller: new AbortController(), takesSignal: false}
+  running = command
+  const interrupted = (signal: NodeJS.Signals): void => {
+    if (command.takesSignal && !command.controller.signal.aborted) {
+      command.controller.abort(new Error(`interrupted by ${signal}`))
+      return
+    }
+    removeTemporaryFilesSync()
+    // A blank line first ends a progress bar's line.
+    new CommandOutput({quiet: false}).errorLine(['', `cancelled (${signal}).`])
+    process.exit(ExitCode.cancelled)
   }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, interrupted)
+}
+
+/**
+ * The AbortSignal of the command this process runs, aborted by Ctrl-C (SIGINT) or SIGTERM. An action that
+ * asks for it passes it to its one library call, which then cancels as a host's call would: Ctrl-C goes
+ * through the same path as a host's `AbortController.abort()`.
+ */
+export function commandSignal(): AbortSignal {
+  running.takesSignal = true
+  return running.controller.signal
 }
 
 /**

@@ -13,7 +13,7 @@ Exit status: 0 signed (or prepared), 1 refused (already signed, certificate not 
 
   static override examples = [
     '<%= config.bin %> sign weather-1.4.2.svcPlugin --private-key signing.key --certificate cert/certificate.json --certificate-signature cert/certificate.sig --output dist/weather-1.4.2.svcPlugin',
-    '<%= config.bin %> sign weather-1.4.2.svcPlugin --signer-command "openssl pkeyutl -sign -rawin -inkey signing.pem -in /dev/stdin" --certificate cert/certificate.json --certificate-signature cert/certificate.sig --output dist/weather-1.4.2.svcPlugin',
+    '<%= config.bin %> sign weather-1.4.2.svcPlugin --signer-command \'openssl pkeyutl -sign -rawin -inkey signing.pem -in "$SVC_PLUGIN_MESSAGE_FILE"\' --certificate cert/certificate.json --certificate-signature cert/certificate.sig --output dist/weather-1.4.2.svcPlugin',
     '<%= config.bin %> sign weather-1.4.2.svcPlugin --certificate cert/certificate.json --certificate-signature cert/certificate.sig --prepare weather.statement',
     '<%= config.bin %> sign weather-1.4.2.svcPlugin --certificate cert/certificate.json --certificate-signature cert/certificate.sig --prepared weather.statement --signature weather.sig --output dist/weather-1.4.2.svcPlugin',
   ]

@@ -9,6 +9,7 @@
 
 // Errors: every refusal is a `SvcPluginError` with a stable `code`; each domain narrows it.
 export {SvcPluginError, isSvcPluginError} from './errors.js'
+export {CancelledError, type CancelledErrorCode} from './cancellation.js'
 export {ArchiveError, isArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails, type ArchiveErrorReason} from './archive/errors.js'
 export {InputFileError, type InputFileErrorCode} from './fs/input.js'
 export {classifyInput, InputKindError, type InputKind, type InputKindErrorCode} from './artifact/input-kind.js'
@@ -42,7 +43,7 @@ export {verifyCodes, type Verdict, type VerificationResult, type VerifyCode, typ
 export type {Certificate, CertificateSubject, SubjectKind as CertificateSubjectKind, KeyUsage} from './pki/certificate.js'
 
 // ── Store: the upload verifier ─────────────────────────────────────────────────────────────────────────
-export {verifyUpload, verifyUploadFiles, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
+export {verifyUpload, verifyUploadFiles, type Upload, type UploadAccount, type VerifyUploadOptions} from './store/verify-upload.js'
 export type {UploadProblem, UploadProblemCode, UploadReport} from './store/report.js'
 export {renderUploadText, uploadTextLines} from './store/render.js'
 export {StoreError, type StoreErrorCode} from './store/errors.js'

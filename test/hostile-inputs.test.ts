@@ -86,10 +86,10 @@ describe('a FIFO (or any non-regular file) given where a file belongs is refused
       assert.equal(result.signal, null, `svc-plugin ${args.join(' ')} did not end by itself`)
       assert.equal(result.status, 3, `${args.join(' ')}: ${result.stderr}`)
     }
+    // A FIFO where the upload should be is the store's own fault, not the upload's: an error, not a report.
     const store = await spawnCli(commands[2] as string[], {timeout: 10_000})
-    const report = JSON.parse(store.stdout) as {accepted: boolean; problems: Array<{code: string; archiveCode?: string}>}
-    assert.equal(report.accepted, false)
-    assert.deepEqual(report.problems.map((problem) => [problem.code, problem.archiveCode]), [['package-unreadable', 'not-an-artifact']])
+    const failure = JSON.parse(store.stdout) as {error: {code: string; reason: string}}
+    assert.deepEqual([failure.error.code, failure.error.reason], ['not-an-artifact', 'not-a-file'])
   })
 })
 

@@ -1,4 +1,5 @@
 import {formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {AdvisedRefusal} from '../failure.js'
 import {environmentVariables} from '../environment-variables.js'
@@ -57,6 +58,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     force,
     activate,
     retain,
+    signal: commandSignal(),
     onProgress: ({step, bytesDone, bytesTotal}) => {
       if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatMiB(bytesDone))
     },

@@ -1,4 +1,5 @@
 import {MergeError, merge, plural, subjectsTextLines} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import type {ActionContext} from './action.js'
@@ -13,7 +14,7 @@ export interface MergeInput {
 /** `svc-plugin merge`: merges per-RID artifacts of one plugin version into one (unsigned). */
 export async function mergeCommand({argv, flags: {output: file, force, json}}: MergeInput, {output}: ActionContext): Promise<ExitCode> {
   try {
-    const result = await merge([...argv], {output: file, force})
+    const result = await merge([...argv], {output: file, force, signal: commandSignal()})
     if (json) {
       output.outJson(result)
       return ExitCode.success

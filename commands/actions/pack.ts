@@ -1,4 +1,5 @@
 import {PackError, formatMiB, pack, plural, subjectsTextLines, type Level, type PackProgress, type PackResult} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {reportFailure} from '../failure.js'
 import {progressBar} from '../progress.js'
@@ -37,6 +38,7 @@ export async function packCommand({args, flags}: PackInput, context: ActionConte
       allowSecrets: flags['allow-secret'] ?? [],
       force,
       dryRun,
+      signal: commandSignal(),
       onProgress: (progress: PackProgress) => {
         if (progress.totalBytes < progressThresholdBytes) return
         bar.update(progress.bytes, progress.totalBytes, `${progress.phase} ${progress.files}/${progress.totalFiles} files, ${formatMiB(progress.bytes)}`)

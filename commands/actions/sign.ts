@@ -1,4 +1,5 @@
 import {prepareArtifactSignatureFiles, signArtifactFiles} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {signingRoute, type SigningRouteFlags} from '../signing-routes.js'
@@ -24,7 +25,7 @@ export async function signCommand({args: {artifact}, flags}: SignInput, {output}
   const chain = {certificateFile, certificateSignatureFile, issuerCertificateFile, issuerSignatureFile}
   const route = signingRoute(flags, {'private-key': flags['private-key']})
   if ('prepare' in route) {
-    const prepared = await prepareArtifactSignatureFiles({artifact, output: route.prepare, ...chain})
+    const prepared = await prepareArtifactSignatureFiles({artifact, output: route.prepare, ...chain, signal: commandSignal()})
     if (json) {
       const {output: path, artifactDigest, ...rest} = prepared
       output.outJson({statement: path, ...rest, artifactDigest: `sha256:${artifactDigest}`})
@@ -34,7 +35,7 @@ export async function signCommand({args: {artifact}, flags}: SignInput, {output}
     return ExitCode.success
   }
   if (flags.output === undefined) throw new UsageError('Signing needs --output, the signed artifact to write (only --prepare writes nothing else).')
-  const result = await signArtifactFiles({artifact, output: flags.output, key: route.key, ...chain})
+  const result = await signArtifactFiles({artifact, output: flags.output, key: route.key, ...chain, signal: commandSignal()})
   if (json) {
     // The digest is written sha256:<hex> here as in pack and inspect.
     const {output: path, artifactDigest, ...rest} = result

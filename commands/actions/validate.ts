@@ -15,6 +15,7 @@ import {
   type ReportFormat,
   type SubjectResult,
 } from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeFor, worstExitCode} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import type {ActionContext} from './action.js'
@@ -48,7 +49,7 @@ export async function validateCommand({argv: paths, flags}: ValidateInput, conte
   // An error thrown below (missing file, two subjects) is printed as JSON too when JSON was asked for.
   if (format === 'json') context.reportFailuresAsJson()
   const host = {...(rid === undefined ? {} : {rid}), ...(hostVersion === undefined ? {} : {hostVersion}), ...(protocol === undefined ? {} : {protocol})}
-  const options = {...(level === undefined ? {} : {level}), host}
+  const options = {...(level === undefined ? {} : {level}), host, signal: commandSignal()}
   // One subject named once keeps the one-report document; several PATHs or a pattern report every subject.
   const single = paths.length <= 1 && !paths.some(isGlobPattern)
   let subjects: SubjectResult[]

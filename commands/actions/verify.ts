@@ -1,4 +1,5 @@
 import {readRevocationList, readTrustStore, verifyArtifactFile, verifyInstalled, type VerificationResult} from '../../src/index.js'
+import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
@@ -26,7 +27,7 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
   if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
   const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations, 'require-container-signature': requireContainerSignature} = flags
-  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature})
+  const result = await verifyArtifactFile(artifact, {trustFile: trust, revocationsFile: revocations, allowStaleRevocations, requireContainerSignature, signal: commandSignal()})
   const warnings = [...result.warnings, ...(result.revocations?.stale ? [{code: 'revocation-list-stale', message: staleWarning(result.revocations)}] : [])]
   for (const item of warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) {
@@ -57,6 +58,7 @@ async function verifyInstalledPlugin(id: string, {flags}: VerifyInput, output: C
     ...(version === undefined ? {} : {version}),
     trust: await readTrustStore(trust),
     ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
+    signal: commandSignal(),
   })
   for (const item of result.warnings) output.note(`warning ${item.code}: ${item.message}`)
   if (json) output.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})

@@ -1,4 +1,5 @@
 import type {Hash} from 'node:crypto'
+import {throwIfCancelled} from '../cancellation.js'
 import {outputFailure, writing, type OutputFile} from './output-file.js'
 
 // The body is copied into the archive this much at a time, three pieces in flight: measured on the
@@ -19,9 +20,11 @@ export function hashWritten(file: OutputFile, hash: Hash): void {
 /**
  * Appends every byte of `body` to `file`, feeding `hash` in order and telling `copied` how far the copy has
  * come after each piece. Reads and writes run on the thread pool (idle by now) while this thread hashes: a
- * ring of buffers, each reused once its write is done. Failures are `write-failed` naming `file`'s target.
+ * ring of buffers, each reused once its write is done. Failures are `write-failed` naming `file`'s target;
+ * once `signal` is aborted, the next piece is not copied and the copy rejects with its `AbortError` (after
+ * the reads and writes in flight settled).
  */
-export async function copyBody(body: OutputFile, file: OutputFile, hash: Hash, copied: (offset: number) => void): Promise<void> {
+export async function copyBody(body: OutputFile, file: OutputFile, hash: Hash, copied: (offset: number) => void, signal?: AbortSignal): Promise<void> {
   const length = body.length
   const target = file.target
   const ring = [Buffer.allocUnsafe(copyChunkBytes), Buffer.allocUnsafe(copyChunkBytes), Buffer.allocUnsafe(copyChunkBytes)]
@@ -41,6 +44,7 @@ export async function copyBody(body: OutputFile, file: OutputFile, hash: Hash, c
     const readBody = (slot: number, offset: number) => track(body.readLater(ring[slot]!.subarray(0, Math.min(copyChunkBytes, length - offset)), offset))
     let reading = length > 0 ? readBody(0, 0) : null
     for (let index = 0, offset = 0; offset < length; index++) {
+      throwIfCancelled(signal)
       const chunk = await reading!.catch(failed)
       if (chunk.length === 0) failed(new Error(`it ended at ${offset} of ${length} bytes`))
       offset += chunk.length

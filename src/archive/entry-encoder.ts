@@ -1,5 +1,6 @@
 import {createHash, hash as hashOnce} from 'node:crypto'
 import zlib from 'node:zlib'
+import {throwIfCancelled} from '../cancellation.js'
 import {deflateChunk, deflateChunkBytes, dictionaryAfter, probeBytes, probeSaysStore} from './deflate.js'
 import {digestChanged, expectedDigestHex, inspectWhole, openImmediateSource, openSource, sourceBytes, sourceSize, type CompressedSource, type ImmediateSourceReader, type SourceReader, type WriterSource} from './source.js'
 
@@ -40,6 +41,8 @@ export interface EncodeHooks {
   /** A chunk could not be deflated (a read failure rejects {@link EncodedEntry.read} instead). */
   failed(error: unknown): void
   buffers: ChunkBuffers
+  /** Cancels the encoding: once aborted, the next chunk is not read and {@link EncodedEntry.read} rejects with its `AbortError`. */
+  signal?: AbortSignal | undefined
 }
 
 // Chunks at least this large are read into buffers that are reused; smaller ones into buffers of
@@ -172,6 +175,7 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
     try {
       reader = entry.source.kind === 'stream' || entry.source.kind === 'compressed' ? await openSource(entry.name, entry.source) : openImmediateSource(entry.name, entry.source)
       for (let index = 0, offset = 0; offset < size; index++) {
+        throwIfCancelled(this.hooks.signal)
         const length = Math.min(deflateChunkBytes, size - offset)
         const reserved = ChunkBuffers.cost(length)
         const room = this.hooks.reserve(reserved)

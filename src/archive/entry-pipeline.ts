@@ -1,4 +1,5 @@
 import {createHash} from 'node:crypto'
+import {cancelledError, onCancel, throwIfCancelled} from '../cancellation.js'
 import {deflateChunkBytes} from './deflate.js'
 import {ChunkBuffers, EncodedEntry, byteLength, type EncodeHooks, type EntryFacts, type Piece} from './entry-encoder.js'
 import {writing, type OutputFile} from './output-file.js'
@@ -42,10 +43,12 @@ const bufferedEntriesMax = 256
  * Writes entries, in order, at the end of `file`: sources are read one after the other (each
  * once) while the chunks read so far are deflated in parallel, and each entry's local header and
  * data are written as soon as every entry before it is out. No data descriptors: an entry written
- * before its CRC and sizes are known gets its local header filled in afterwards.
+ * before its CRC and sizes are known gets its local header filled in afterwards. Once `signal` is
+ * aborted, no further entry or chunk is read and every wait of both sides rejects with its `AbortError`
+ * (a chunk still deflating on the thread pool finishes there and is dropped).
  */
-export async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], read: ProgressCounter): Promise<{records: EntryRecord[]; written: WrittenEntry[]}> {
-  return new EntryPipeline(file, entries, read).run()
+export async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], read: ProgressCounter, signal?: AbortSignal): Promise<{records: EntryRecord[]; written: WrittenEntry[]}> {
+  return new EntryPipeline(file, entries, read, signal).run()
 }
 
 /**
@@ -69,6 +72,7 @@ class EntryPipeline {
     private readonly file: OutputFile,
     private readonly entries: readonly WriterEntry[],
     private readonly read: ProgressCounter,
+    private readonly signal: AbortSignal | undefined,
   ) {
     this.#hooks = {
       // One chunk may always go, or an entry larger than the budget would wait forever.
@@ -80,12 +84,19 @@ class EntryPipeline {
       changed: () => this.#changes.notify(),
       failed: (error) => this.#changes.fail(error),
       buffers: this.#buffers,
+      signal,
     }
   }
 
   async run(): Promise<{records: EntryRecord[]; written: WrittenEntry[]}> {
     const fail = (error: unknown) => this.#changes.fail(error)
-    await Promise.all([this.#readAll().catch(fail), this.#writeAll().catch(fail)])
+    // An abort wakes both sides at once, whatever they wait for.
+    const stopListening = onCancel(this.signal, () => fail(cancelledError(this.signal!)))
+    try {
+      await Promise.all([this.#readAll().catch(fail), this.#writeAll().catch(fail)])
+    } finally {
+      stopListening()
+    }
     this.#changes.throwIfFailed()
     return {records: this.#records, written: this.#written}
   }
@@ -97,6 +108,7 @@ class EntryPipeline {
 
   async #readAll(): Promise<void> {
     for (const entry of this.entries) {
+      throwIfCancelled(this.signal)
       while (this.#queue.length - this.#head >= bufferedEntriesMax) await this.#changes.wait()
       const encoded = new EncodedEntry(entry, this.#hooks)
       this.#queue.push(encoded)
@@ -160,7 +172,7 @@ class EntryPipeline {
     if (method === 8 && compressedSize >= facts.size && entry.source.kind !== 'compressed') {
       // Deflate did not make it smaller: store it, read again and held to the digest just taken.
       this.#write(() => this.file.truncate(offset + headerBytes))
-      await storeAgain(this.file, entry, facts.sha256, this.#buffers)
+      await storeAgain(this.file, entry, facts.sha256, this.#buffers, this.signal)
       method = 0
       compressedSize = facts.size
     }
@@ -193,13 +205,14 @@ class EntryPipeline {
 }
 
 /** Writes an entry's source stored, reading it again: it must still have the digest taken the first time. */
-async function storeAgain(file: OutputFile, entry: WriterEntry, sha256: string, buffers: ChunkBuffers): Promise<void> {
+async function storeAgain(file: OutputFile, entry: WriterEntry, sha256: string, buffers: ChunkBuffers, signal: AbortSignal | undefined): Promise<void> {
   const hash = createHash('sha256')
   const reader = await openSource(entry.name, entry.source)
   const buffer = buffers.take(deflateChunkBytes)
   try {
     const size = sourceSize(entry.source)
     for (let offset = 0; offset < size; offset += deflateChunkBytes) {
+      throwIfCancelled(signal)
       const chunk = await reader.read(buffer, Math.min(deflateChunkBytes, size - offset))
       hash.update(chunk)
       writing(file.target, () => file.append(chunk))

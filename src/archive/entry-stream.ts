@@ -1,6 +1,7 @@
 import {createHash, type Hash} from 'node:crypto'
 import {Readable, Transform, type TransformCallback} from 'node:stream'
 import zlib from 'node:zlib'
+import {cancelledError} from '../cancellation.js'
 import {ArchiveError} from './errors.js'
 import {FdRangeStream, UnexpectedEndOfFile, readAt, readAtSync} from './fd.js'
 import {quoteName} from './path-policy.js'
@@ -10,20 +11,23 @@ import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
  * Checks an entry's bytes as they pass: never more than the declared size (the
  * stream errors at the first byte past it, so a bomb is cut off after one chunk), exactly the
  * declared size at the end, the declared CRC-32, and a deflate stream that ended exactly at the
- * declared compressed size. Keeps a running SHA-256, so no entry needs to be read twice.
+ * declared compressed size. Keeps a running SHA-256, so no entry needs to be read twice. Once `signal`
+ * is aborted, the next chunk fails the stream with the cancellation's `AbortError`.
  */
 class VerifiedEntryStream extends Transform implements EntryStream {
   readonly #entry: ArchiveEntry
   readonly #deflateEnd: (() => ArchiveError | null) | null
+  readonly #signal: AbortSignal | undefined
   readonly #hash: Hash = createHash('sha256')
   #size = 0
   #crc = 0
   #digest: EntryDigest | null = null
 
-  constructor(entry: ArchiveEntry, deflateEnd: (() => ArchiveError | null) | null) {
+  constructor(entry: ArchiveEntry, deflateEnd: (() => ArchiveError | null) | null, signal: AbortSignal | undefined) {
     super()
     this.#entry = entry
     this.#deflateEnd = deflateEnd
+    this.#signal = signal
   }
 
   get digest(): EntryDigest | null {
@@ -31,6 +35,10 @@ class VerifiedEntryStream extends Transform implements EntryStream {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.#signal?.aborted === true) {
+      callback(cancelledError(this.#signal))
+      return
+    }
     const entry = this.#entry
     this.#size += chunk.length
     if (this.#size > entry.uncompressedSize) {
@@ -206,13 +214,14 @@ export interface OpenedEntryStream {
 /**
  * Streams the verified bytes of `entry`, whose data (already proven to lie inside the file) starts
  * at `dataStart` of the open descriptor `fd`. Every failure surfaces as an ArchiveError emitted by
- * the returned stream; destroying the returned stream releases the read and the inflater.
+ * the returned stream (the `AbortError` of `signal` once it is aborted, checked at every chunk);
+ * destroying the returned stream releases the read and the inflater.
  */
-export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: number): OpenedEntryStream {
+export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: number, signal?: AbortSignal): OpenedEntryStream {
   const raw = new FdRangeStream(fd, {start: dataStart, end: dataStart + entry.compressedSize, chunkSize: inflateChunkBytes})
   const released = new Promise<void>((resolve) => raw.once('close', resolve))
   if (entry.method === 0) {
-    const verified = new VerifiedEntryStream(entry, null)
+    const verified = new VerifiedEntryStream(entry, null, signal)
     raw.on('error', (error) => verified.destroy(readError(entry, error)))
     verified.on('close', () => raw.destroy())
     raw.pipe(verified)
@@ -225,7 +234,7 @@ export function openEntryStream(fd: number, entry: ArchiveEntry, dataStart: numb
     inflater.bytesWritten === entry.compressedSize
       ? null
       : deflateLengthMismatch(entry, `the deflate stream ends after ${inflater.bytesWritten} of ${entry.compressedSize} compressed bytes`)
-  const verified = new VerifiedEntryStream(entry, deflateEnd)
+  const verified = new VerifiedEntryStream(entry, deflateEnd, signal)
   raw.on('error', (error) => verified.destroy(readError(entry, error)))
   inflater.on('error', (error: NodeJS.ErrnoException) => verified.destroy(inflateError(entry, error)))
   verified.on('close', () => {

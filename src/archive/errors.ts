@@ -125,3 +125,13 @@ export class ArchiveError extends SvcPluginError<ArchiveErrorCode> {
 export function isArchiveError(error: unknown, code?: ArchiveErrorCode): error is ArchiveError {
   return error instanceof ArchiveError && (code === undefined || error.code === code)
 }
+
+/**
+ * True when the archive's file itself could not be read: it is missing, it is not a regular file (a folder,
+ * a FIFO), or reading it failed (an I/O error). That is a fault of where the file is kept, not of its bytes;
+ * bytes that are not a ZIP, or a ZIP that lies, are judged instead.
+ */
+export function isUnreadableFile(error: unknown): error is ArchiveError {
+  if (!(error instanceof ArchiveError)) return false
+  return error.code === 'file-not-found' || error.code === 'unreadable' || (error.code === 'not-an-artifact' && error.details.reason === 'not-a-file')
+}

@@ -1,5 +1,6 @@
 import {createHash} from 'node:crypto'
 import {readSync} from 'node:fs'
+import {isCancellation, throwIfCancelled} from '../cancellation.js'
 import {ArchiveError} from './errors.js'
 import {readAt} from './fd.js'
 
@@ -26,9 +27,9 @@ const pieceBytes = 1024 * 1024
 /**
  * Starts computing SHA-256 of the first `size` bytes of the open descriptor `fd`, each byte of `zeroed`
  * counted as 0x00 (every range must lie inside the file). The descriptor must stay open until the digest
- * settles or `stop()` resolves.
+ * settles or `stop()` resolves. Once `signal` is aborted, the digest rejects with its `AbortError` before the next piece.
  */
-export function startFileDigest(fd: number, size: number, zeroed: readonly ByteRange[]): FileDigest {
+export function startFileDigest(fd: number, size: number, zeroed: readonly ByteRange[], signal?: AbortSignal): FileDigest {
   for (const range of zeroed) {
     if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.length) || range.start < 0 || range.length < 0 || range.start + range.length > size) {
       throw new RangeError(`The range of ${range.length} bytes at ${range.start} does not lie inside the ${size}-byte file.`)
@@ -37,6 +38,7 @@ export function startFileDigest(fd: number, size: number, zeroed: readonly ByteR
   const hash = createHash('sha256')
   if (size <= inThreadMaxBytes) {
     const sha256 = new Promise<string>((resolve) => {
+      throwIfCancelled(signal)
       const bytes = readPiece(fd, 0, size, readSync)
       resolve(hash.update(zeroPiece(bytes, 0, zeroed)).digest('hex'))
     })
@@ -47,6 +49,7 @@ export function startFileDigest(fd: number, size: number, zeroed: readonly ByteR
     let next = readAt(fd, Math.min(pieceBytes, size), 0)
     for (let position = 0; position < size && !stopped; ) {
       const bytes = await next
+      throwIfCancelled(signal)
       if (bytes.length === 0) throw endOfFile(position, size)
       const end = position + bytes.length
       // One piece ahead: the next read waits on the thread pool while this one is hashed.
@@ -98,6 +101,7 @@ function endOfFile(position: number, size: number): Error & {endOfFile: number} 
 /** The same digest, its failures as ArchiveErrors (a caller that never asks for the digest gets no unhandled rejection). */
 function withReadError(digest: FileDigest): FileDigest {
   const sha256 = digest.sha256.catch((error: Error & {endOfFile?: number}) => {
+    if (isCancellation(error)) throw error
     if (typeof error.endOfFile === 'number') {
       throw new ArchiveError('archive-malformed', `The archive ended at byte ${error.endOfFile} while it was hashed: it changed after it was opened.`, {reason: 'file-changed'}, {cause: error})
     }

@@ -35,13 +35,16 @@ export function resolveLimits(partial: Partial<ArchiveLimits> = {}): ArchiveLimi
 
 /** Refuses an archive file larger than the limit. */
 export function checkArchiveSize(limits: ArchiveLimits, bytes: number): void {
-  if (bytes > limits.maxArchiveBytes) {
-    throw new ArchiveError('limit-exceeded', `The archive is ${formatMiB(bytes)}; the limit is ${formatMiB(limits.maxArchiveBytes)}.`, {
-      reason: 'archive-too-large',
-      limit: limits.maxArchiveBytes,
-      actual: bytes,
-    })
-  }
+  if (bytes > limits.maxArchiveBytes) throw archiveTooLarge(limits, bytes)
+}
+
+/** The refusal of an archive of `bytes` bytes over the size limit (`atLeast`: of a stream cut off there). */
+export function archiveTooLarge(limits: ArchiveLimits, bytes: number, atLeast = false): ArchiveError {
+  return new ArchiveError('limit-exceeded', `The archive is ${atLeast ? 'at least ' : ''}${formatMiB(bytes)}; the limit is ${formatMiB(limits.maxArchiveBytes)}.`, {
+    reason: 'archive-too-large',
+    limit: limits.maxArchiveBytes,
+    actual: bytes,
+  })
 }
 
 /** Refuses more entries than the limit (directory entries count: they cost the reader as much). */

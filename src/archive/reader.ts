@@ -2,6 +2,7 @@ import {constants} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 import yauzl, {type ZipFile} from 'yauzl'
+import {isCancellation, onCancel, throwIfCancelled, cancelledError} from '../cancellation.js'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
 import {digestWholeEntry, isSmallEntry, openEntryStream, openWholeEntryStream, streamedFirst} from './entry-stream.js'
@@ -21,6 +22,11 @@ export interface OpenArchiveOptions {
   limits?: Partial<ArchiveLimits>
   /** Also compute the SHA-256 of the whole file (`fileSha256`), as a store publishes it. */
   fileDigest?: boolean
+  /**
+   * Cancels the reading: every read after the abort (the next entry, the next chunk of an entry) rejects with
+   * the `AbortError` of `src/cancellation.ts`, and the entry streams open at that moment are destroyed with it.
+   */
+  signal?: AbortSignal
 }
 
 // Four entries at a time: some inflate on the thread pool while others are hashed (measured: beyond
@@ -34,10 +40,12 @@ const digestParallelism = 4
  * flags, methods, extra fields, comments, declared sizes and ratio, duplicate and colliding names),
  * then every local header against its record, the few bytes a deflated directory entry may hold, and
  * the layout (no overlap, no gap). File entry bytes are checked while they stream. Throws an
- * {@link ArchiveError}.
+ * {@link ArchiveError}, or the `AbortError` of a cancelled read (`options.signal`).
  */
 export async function openArchive(file: string, options: OpenArchiveOptions = {}): Promise<StrictArchive> {
   const limits = resolveLimits(options.limits)
+  const {signal} = options
+  throwIfCancelled(signal)
   // Non-blocking: a FIFO given as an artifact must be refused at once (by the type check below), never waited on.
   const fd = await openFd(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
     throw openError(file, error)
@@ -50,7 +58,7 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     checkArchiveSize(limits, stats.size)
     checkEntryCount(limits, end.entryCount)
     // Hashed through the same descriptor the checks and reads use, so the digest is of the bytes judged.
-    const fileSha256 = options.fileDigest === true ? `sha256:${await startFileDigest(fd, stats.size, []).sha256}` : null
+    const fileSha256 = options.fileDigest === true ? `sha256:${await startFileDigest(fd, stats.size, [], signal).sha256}` : null
     // One descriptor for every read, so the file cannot be swapped between the checks and the reads.
     const reader = new ArchiveFileReader(fd)
     await reader.cacheCentralDirectory(end.centralDirectoryOffset, stats.size)
@@ -64,13 +72,23 @@ export async function openArchive(file: string, options: OpenArchiveOptions = {}
     const records = await readCentralDirectory(zipfile, reader, end, stats.size, limits)
     reader.dropCache()
     const dataStarts = await checkLocalHeaders(fd, records, end)
-    return new OpenedArchive(file, stats.size, fileSha256, limits, fd, zipfile, records, dataStarts)
+    throwIfCancelled(signal)
+    return new OpenedArchive({path: file, size: stats.size, fileSha256, limits, signal}, fd, zipfile, records, dataStarts)
   } catch (error) {
     // yauzl owns the reader (and so the descriptor) once it returned a ZipFile: its close() closes it.
     if (zipfile === undefined) await closeFd(fd).catch(() => undefined)
     else await closeZipFile(zipfile)
-    throw error instanceof ArchiveError ? error : openError(file, error)
+    throw error instanceof ArchiveError || isCancellation(error) ? error : openError(file, error)
   }
+}
+
+/** What an opened archive knows about itself besides its descriptor and records. */
+interface ArchiveFacts {
+  path: string
+  size: number
+  fileSha256: string | null
+  limits: ArchiveLimits
+  signal: AbortSignal | undefined
 }
 
 interface Located {
@@ -90,14 +108,17 @@ class OpenedArchive implements StrictArchive {
   readonly #byName = new Map<string, Located>()
   readonly #active = new Map<Readable, {name: string; released: Promise<void>}>()
   readonly #wholeReads = new Set<Promise<void>>()
+  readonly #signal: AbortSignal | undefined
+  readonly #stopListening: () => void
   readonly #fileDigests = new Set<FileDigest>()
   #closing: Promise<void> | null = null
 
-  constructor(file: string, size: number, fileSha256: string | null, limits: ArchiveLimits, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
-    this.path = file
-    this.size = size
-    this.fileSha256 = fileSha256
-    this.limits = Object.freeze({...limits})
+  constructor(facts: ArchiveFacts, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
+    this.path = facts.path
+    this.size = facts.size
+    this.fileSha256 = facts.fileSha256
+    this.limits = Object.freeze({...facts.limits})
+    this.#signal = facts.signal
     this.#fd = fd
     this.#zipfile = zipfile
     const entries: ArchiveEntry[] = []
@@ -109,6 +130,13 @@ class OpenedArchive implements StrictArchive {
       this.#byName.set(entry.name, {entry, dataStart, location: {localHeader: record.localHeaderOffset, data: dataStart, centralRecord: record.offset}})
     })
     this.entries = Object.freeze(entries)
+    // An abort destroys the streams being read at once: a consumer waiting for their next chunk is woken.
+    this.#stopListening = onCancel(this.#signal, () => this.#destroyActive(() => cancelledError(this.#signal!)))
+  }
+
+  /** Destroys every entry stream still open, with the error `why` gives. */
+  #destroyActive(why: (name: string) => Error): void {
+    for (const [stream, {name}] of this.#active) stream.destroy(why(name))
   }
 
   /** Our own record of `entry`, for reading it: only that is trusted (a caller's object may carry other sizes). */
@@ -125,21 +153,27 @@ class OpenedArchive implements StrictArchive {
 
   async openEntry(entry: ArchiveEntry): Promise<EntryStream> {
     const located = this.#locate(entry)
+    throwIfCancelled(this.#signal)
     // A small entry is read whole (its reads are tracked like any whole read), a larger one streams.
     const {stream, released} = isSmallEntry(located.entry)
       ? openWholeEntryStream(() => this.readSmall(located.entry))
-      : openEntryStream(this.#fd, located.entry, located.dataStart)
+      : openEntryStream(this.#fd, located.entry, located.dataStart, this.#signal)
     return this.#track(stream, entry.name, released)
   }
 
   openCompressed(entry: ArchiveEntry): Readable {
     const {entry: own, dataStart} = this.#locate(entry)
+    throwIfCancelled(this.#signal)
     const stream = new FdRangeStream(this.#fd, {start: dataStart, end: dataStart + own.compressedSize})
     return this.#track(stream, entry.name, new Promise<void>((resolve) => stream.once('close', resolve)))
   }
 
-  /** Keeps `stream` in the streams that close() ends and waits for. */
+  /** Keeps `stream` in the streams that close() ends and waits for (and an abort destroys). */
   #track<T extends Readable>(stream: T, name: string, released: Promise<void>): T {
+    // A stream can fail before its consumer listens (a cancellation, a lie found in the chunks buffered
+    // ahead of the first read): the failure stays on the stream (`errored`), where its consumer meets it
+    // when it reads, instead of being an 'error' event nobody listens for, which would end the process.
+    stream.on('error', () => undefined)
     this.#active.set(stream, {name, released})
     void released.then(() => this.#active.delete(stream))
     return stream
@@ -151,7 +185,7 @@ class OpenedArchive implements StrictArchive {
 
   digestFile(zeroed: readonly ByteRange[]): Promise<string> {
     if (this.#closing !== null) throw new Error(`${this.path} is closed.`)
-    const digest = startFileDigest(this.#fd, this.size, zeroed)
+    const digest = startFileDigest(this.#fd, this.size, zeroed, this.#signal)
     this.#fileDigests.add(digest)
     return digest.sha256
   }
@@ -183,6 +217,7 @@ class OpenedArchive implements StrictArchive {
         const position = next++
         const index = order[position]!
         try {
+          throwIfCancelled(this.#signal)
           digests[index] = await this.#digest(entries[index]!, options.keep)
         } catch (error) {
           failures.set(position, error)
@@ -190,8 +225,10 @@ class OpenedArchive implements StrictArchive {
       }
     }
     await Promise.all(Array.from({length: Math.min(digestParallelism, entries.length)}, worker))
-    // Every entry dispatched before the first failure was settled: report the earliest, which is
-    // therefore the same one on every run.
+    // A cancelled read is cancelled, whatever else failed meanwhile. Otherwise every entry dispatched before
+    // the first failure was settled: report the earliest, which is therefore the same one on every run.
+    const cancelled = [...failures.values()].find(isCancellation)
+    if (cancelled !== undefined) throw cancelled
     if (failures.size > 0) throw failures.get(Math.min(...failures.keys()))
     return new Map(entries.map((entry, index) => [entry.name, digests[index]!]))
   }
@@ -199,6 +236,7 @@ class OpenedArchive implements StrictArchive {
   async readSmall(entry: ArchiveEntry): Promise<{data: Buffer; digest: EntryDigest}> {
     const located = this.#locate(entry)
     if (!isSmallEntry(located.entry)) throw new RangeError(`${quoteName(entry.name)} is too large to be read in one piece: stream it.`)
+    throwIfCancelled(this.#signal)
     const whole = digestWholeEntry(this.#fd, located.entry, located.dataStart)
     // close() waits for it: the descriptor must outlive every positioned read.
     const settled = whole.then(() => undefined, () => undefined)
@@ -225,15 +263,9 @@ class OpenedArchive implements StrictArchive {
   }
 
   async #close(): Promise<void> {
+    this.#stopListening()
     const pending = [...this.#active]
-    for (const [stream, {name}] of pending) {
-      // An error nobody listens for would crash the process: then just end the stream.
-      if (stream.listenerCount('error') > 0) {
-        stream.destroy(new ArchiveError('unreadable', `${this.path} was closed while entry ${quoteName(name)} was read.`, {reason: 'archive-closed', entry: name}))
-      } else {
-        stream.destroy()
-      }
-    }
+    this.#destroyActive((name) => new ArchiveError('unreadable', `${this.path} was closed while entry ${quoteName(name)} was read.`, {reason: 'archive-closed', entry: name}))
     // The descriptor is closed only once no positioned read on it is in flight.
     await Promise.all([...pending.map(([, {released}]) => released), ...this.#wholeReads, ...[...this.#fileDigests].map((digest) => digest.stop())])
     await closeZipFile(this.#zipfile)

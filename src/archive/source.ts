@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import type {Readable} from 'node:stream'
+import {isCancellation, throwIfCancelled} from '../cancellation.js'
 import {ArchiveError} from './errors.js'
 import {quoteName} from './path-policy.js'
 
@@ -126,8 +127,11 @@ export function openImmediateSource(name: string, source: Exclude<WriterSource, 
   }
 }
 
-/** Reads a source once and returns its size and SHA-256 (`sha256:` + hex), checked like any read. */
-export async function digestSource(name: string, source: WriterSource, chunkBytes: number): Promise<{size: number; sha256: string}> {
+/**
+ * Reads a source once and returns its size and SHA-256 (`sha256:` + hex), checked like any read; once
+ * `signal` is aborted, the next chunk rejects with its `AbortError`.
+ */
+export async function digestSource(name: string, source: WriterSource, chunkBytes: number, signal?: AbortSignal): Promise<{size: number; sha256: string}> {
   if (source.kind === 'compressed') throw new RangeError(`Entry ${quoteName(name)} is already compressed: its bytes are not its content.`)
   const reader = await openSource(name, source)
   try {
@@ -135,6 +139,7 @@ export async function digestSource(name: string, source: WriterSource, chunkByte
     const size = sourceSize(source)
     const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size) + 1)
     for (let offset = 0; offset < size; offset += chunkBytes) {
+      throwIfCancelled(signal)
       const chunk = await reader.read(buffer, Math.min(chunkBytes, size - offset))
       hash.update(chunk)
       if (size <= chunkBytes) inspectWhole(source, chunk)
@@ -308,8 +313,9 @@ export function digestChanged(name: string): ArchiveError {
   return new ArchiveError('source-changed', `The source of entry ${quoteName(name)} changed since it was hashed: its SHA-256 differs.`, {reason: 'digest-changed', entry: name})
 }
 
-function sourceError(name: string, source: {path: string} | null, error: unknown): ArchiveError {
-  if (error instanceof ArchiveError) return error
+function sourceError(name: string, source: {path: string} | null, error: unknown): unknown {
+  // A stream source cancelled with the operation (another archive's entry) is a cancellation, not a broken source.
+  if (error instanceof ArchiveError || isCancellation(error)) return error
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   const where = source === null ? `The source of entry ${quoteName(name)}` : `${source.path} (entry ${quoteName(name)})`
   const path = source === null ? {} : {path: source.path}

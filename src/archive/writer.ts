@@ -2,6 +2,7 @@ import {createHash, randomBytes, type Hash} from 'node:crypto'
 import {rmSync} from 'node:fs'
 import {unlink} from 'node:fs/promises'
 import path from 'node:path'
+import {throwIfCancelled} from '../cancellation.js'
 import {placeFile} from '../fs/output.js'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {copyBody, hashWritten} from './body-copier.js'
@@ -26,6 +27,8 @@ export interface WriteArchiveOptions {
   overwrite?: boolean
   /** Called each time an entry's source has been read in full. */
   onProgress?: (progress: WriteProgress) => void
+  /** Cancels the write: it rejects with the `AbortError` of `src/cancellation.ts` and leaves nothing behind. */
+  signal?: AbortSignal
 }
 
 /** How far a write has come: entries (and their uncompressed bytes) read, or copied into place. */
@@ -57,6 +60,11 @@ export interface WriteArchiveBodyOptions {
    * is read once it settles (a consumer of what was read, such as a scan, can catch up).
    */
   onProgress?: (progress: WriteProgress) => void | Promise<void>
+  /**
+   * Cancels the write, the body's and then its {@link ArchiveBody.finish}'s: either rejects with the
+   * `AbortError` of `src/cancellation.ts` and leaves no archive behind.
+   */
+  signal?: AbortSignal
 }
 
 /** Options of {@link ArchiveBody.finish}. */
@@ -92,8 +100,8 @@ export interface ArchiveBody {
  * `0o100000 | mode` made by Unix, UTF-8 names, no extra fields, comments, data descriptors or ZIP64.
  * Each source is read once: hashed (a file or stream source given a digest must still have it:
  * `source-changed`), CRC-checked and stored or deflated in chunks on every core. The archive is
- * written beside the output and renamed; on any failure nothing is left behind. Throws an
- * {@link ArchiveError}.
+ * written beside the output and renamed; on any failure, and on a cancellation (`signal`), nothing is
+ * left behind. Throws an {@link ArchiveError}.
  */
 export async function writeArchive(output: string, entries: readonly WriterEntry[], options: WriteArchiveOptions = {}): Promise<WrittenArchive> {
   const limits = resolveLimits(options.limits)
@@ -101,7 +109,7 @@ export async function writeArchive(output: string, entries: readonly WriterEntry
   entries.forEach((entry, position) => plan.add(entry, position))
   const [first, ...rest] = entries
   const read = progressOf(entries, options.onProgress)
-  const body = await Body.write(path.resolve(output), rest, plan, read)
+  const body = await Body.write(path.resolve(output), rest, plan, read, options.signal)
   try {
     return await body.finish(first ?? null, {overwrite: options.overwrite === true, read})
   } finally {
@@ -118,7 +126,7 @@ export async function writeArchiveBody(output: string, entries: readonly WriterE
   const limits = resolveLimits(options.limits)
   const plan = new ArchivePlan(limits, entries.length + 1)
   entries.forEach((entry, index) => plan.add(entry, index + 1))
-  const body = await Body.write(path.resolve(output), entries, plan, progressOf(entries, options.onProgress))
+  const body = await Body.write(path.resolve(output), entries, plan, progressOf(entries, options.onProgress), options.signal)
   return {
     entries: body.written,
     finish: async (first, finishOptions = {}) => {
@@ -201,6 +209,7 @@ class Body {
     readonly temporary: string,
     private readonly entries: readonly WriterEntry[],
     private readonly plan: ArchivePlan,
+    private readonly signal: AbortSignal | undefined,
   ) {
     this.#forget = trackTemporaryFile(temporary)
     try {
@@ -211,11 +220,12 @@ class Body {
     }
   }
 
-  /** Writes `entries` into a new body file beside `target`; the caller must `discard()` it. */
-  static async write(target: string, entries: readonly WriterEntry[], plan: ArchivePlan, read: ProgressCounter): Promise<Body> {
-    const body = new Body(target, `${target}.${randomBytes(6).toString('hex')}.body.tmp`, entries, plan)
+  /** Writes `entries` into a new body file beside `target`; the caller must `discard()` it. `signal` cancels this and {@link finish}. */
+  static async write(target: string, entries: readonly WriterEntry[], plan: ArchivePlan, read: ProgressCounter, signal: AbortSignal | undefined): Promise<Body> {
+    throwIfCancelled(signal)
+    const body = new Body(target, `${target}.${randomBytes(6).toString('hex')}.body.tmp`, entries, plan, signal)
     try {
-      const {records, written} = await writeEntries(body.#file, entries, read)
+      const {records, written} = await writeEntries(body.#file, entries, read, signal)
       body.records = records
       body.written = written
       return body
@@ -245,7 +255,7 @@ class Body {
       const hash = createHash('sha256')
       const records: {record: EntryRecord; offset: number}[] = []
       if (first !== null) {
-        const head = await writeEntries(file, [first], options.read ?? (() => undefined))
+        const head = await writeEntries(file, [first], options.read ?? (() => undefined), this.signal)
         hashWritten(file, hash)
         records.push({record: head.records[0]!, offset: 0})
         options.copied?.(first)
@@ -255,12 +265,14 @@ class Body {
       await copyBody(this.#file, file, hash, (offset) => {
         // An entry counts as copied once all its data is in place.
         for (; next < this.records.length && dataEnd(this.records[next]!) <= offset; next++) options.copied?.(this.entries[next]!)
-      })
+      }, this.signal)
       for (const record of this.records) records.push({record, offset: record.offset + shift})
       const bytes = writeDirectory(file, records, hash)
       // Never leave an archive that the readers would refuse.
       checkArchiveSize(this.plan.limits, bytes)
       checkCompressionRatio(this.plan.limits, this.plan.totalBytes, bytes)
+      // The last moment a cancellation stops the write: once in place, the archive is whole.
+      throwIfCancelled(this.signal)
       await placeFile(temporary, this.target, options.overwrite)
       return {path: this.target, bytes, sha256: hash.digest('hex'), entries: records.length}
     } catch (error) {

@@ -1,4 +1,5 @@
 import {resolveLimits} from '../archive/limits.js'
+import {cancellable} from '../cancellation.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {readFiles, type TreeFile} from '../fs/tree.js'
 import type {PackageContent} from '../manifest/content.js'
@@ -11,15 +12,16 @@ import {judgeSourceTree} from './source-tree.js'
  * lists or operating-system files), and every reason pack would refuse the folder (`refusals`). Symbolic
  * links and special files are never opened; a file larger than one entry may hold is not read. With
  * `digests`, each file is read once through SHA-256; with `secrets`, the same read looks for secrets.
+ * `signal` cancels the reading (and the wait for the secret scan).
  */
-export async function readFolderContent(dir: string, options: {digests: boolean; secrets?: boolean; limits?: Partial<ArchiveLimits>}): Promise<PackageContent> {
+export async function readFolderContent(dir: string, options: {digests: boolean; secrets?: boolean; limits?: Partial<ArchiveLimits>; signal?: AbortSignal | undefined}): Promise<PackageContent> {
   const limits = resolveLimits(options.limits)
   const scanner = options.secrets === true ? new SecretScanner() : null
-  const tree = await judgeSourceTree(dir, {limits})
+  const tree = await judgeSourceTree(dir, {limits, signal: options.signal})
   const readable = tree.files.filter((file) => file.size <= limits.maxEntryBytes)
   const files: Map<string, TreeFile> = await readFiles(
     readable.map((file) => ({name: file.name, absolute: file.absolutePath})),
-    {digests: options.digests, ...(scanner === null ? {} : {inspect: {maxBytes: maxScannedBytes, use: async (name: string, bytes: Buffer) => scanner.add(name, bytes)}})},
+    {digests: options.digests, signal: options.signal, ...(scanner === null ? {} : {inspect: {maxBytes: maxScannedBytes, use: async (name: string, bytes: Buffer) => scanner.add(name, bytes)}})},
   )
   // A file too large to be read is known by its size; the refusals say it is too large.
   for (const file of tree.files) if (!files.has(file.name)) files.set(file.name, {size: file.size})
@@ -27,5 +29,5 @@ export async function readFolderContent(dir: string, options: {digests: boolean;
   if (scanner === null) return content
   // A file too large to be read whole is still judged by its name.
   for (const file of tree.files) if (file.size > maxScannedBytes) scanner.add(file.name, null)
-  return {...content, secrets: await scanner.findings()}
+  return {...content, secrets: await cancellable(scanner.findings(), options.signal)}
 }

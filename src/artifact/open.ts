@@ -1,5 +1,6 @@
 import {ArchiveError, isArchiveError} from '../archive/errors.js'
 import {adviseForeignArchive} from '../archive/foreign.js'
+import {cancellable} from '../cancellation.js'
 import {resolveLimits} from '../archive/limits.js'
 import {openArchive} from '../archive/reader.js'
 import type {ArchiveEntry, ArchiveLimits, StrictArchive} from '../archive/types.js'
@@ -15,6 +16,11 @@ export interface OpenArtifactOptions {
   limits?: Partial<ArchiveLimits>
   /** Also compute the SHA-256 of the whole file (`fileSha256`). */
   fileDigest?: boolean
+  /**
+   * Cancels every read of the artifact, its opening, `contents()` (the secret scan's waits included) and the
+   * entry streams of `archive`: each rejects with the `AbortError` of `src/cancellation.ts` once it is aborted.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -50,15 +56,15 @@ export interface OpenedArtifact {
  */
 export async function openArtifact(file: string, options: OpenArtifactOptions = {}): Promise<OpenedArtifact> {
   const limits = resolveLimits(options.limits)
-  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest}).catch(async (error: unknown) => {
+  const archive = await openArchive(file, {limits, fileDigest: options.fileDigest, signal: options.signal}).catch(async (error: unknown) => {
     throw await namedForWhatItIs(adviseForeignArchive(error), file)
   })
   try {
     const entry = archive.get(manifestEntryName)
-    if (entry === undefined) return new Opened(archive, limits, null)
+    if (entry === undefined) return new Opened(archive, limits, null, options.signal)
     const bytes = await archive.readEntry(entry, limits.maxManifestBytes)
     // The container is hashed from now on, while the entries are read (by contents(), or by an installer).
-    return new Opened(archive, limits, {...manifestRead(bytes), container: startContainerEvidence(archive, entry, bytes)})
+    return new Opened(archive, limits, {...manifestRead(bytes), container: startContainerEvidence(archive, entry, bytes)}, options.signal)
   } catch (error) {
     await archive.close()
     throw adviseForeignArchive(error)
@@ -98,6 +104,7 @@ class Opened implements OpenedArtifact {
     readonly archive: StrictArchive,
     readonly limits: ArchiveLimits,
     readonly manifest: ManifestRead | null,
+    private readonly signal: AbortSignal | undefined,
   ) {
     this.path = archive.path
     this.size = archive.size
@@ -127,13 +134,14 @@ class Opened implements OpenedArtifact {
         if (isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, bytes)
         scanner?.add(entry.name, bytes)
         judged.add(entry.name)
-        await scanner?.room()
+        const room = scanner?.room()
+        if (room !== undefined) await cancellable(room, this.signal)
       },
     })
     // An entry too large to be held whole is still judged by its name.
     if (scanner !== null) for (const name of files.keys()) if (!judged.has(name)) scanner.add(name, null)
     const contents = await contentsOf(this.manifest, files, (name) => kept.get(name) ?? this.archive.readEntry(this.archive.get(name)!, this.limits.maxManifestBytes))
-    return scanner === null ? contents : {...contents, secrets: await scanner.findings()}
+    return scanner === null ? contents : {...contents, secrets: await cancellable(scanner.findings(), this.signal)}
   }
 
   close(): Promise<void> {

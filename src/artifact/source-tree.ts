@@ -1,6 +1,7 @@
 import {lstatSync, type Stats} from 'node:fs'
 import {readdir} from 'node:fs/promises'
 import path from 'node:path'
+import {throwIfCancelled} from '../cancellation.js'
 import {ArchiveError} from '../archive/errors.js'
 import {SizeTally} from '../archive/limits.js'
 import {EntryNameRegistry, compareEntryNames} from '../archive/names.js'
@@ -53,14 +54,16 @@ const signingNames = new Set(signingEntryNames)
  * byte is read: symbolic links, FIFOs, sockets and devices (never opened), setuid, setgid and sticky bits,
  * the names the signer writes, names the entry-path policy refuses and names that collide are
  * `source-entry-rejected`; more entries or bytes than `limits` allow are `limit-exceeded`. Paths in
- * `exclude` (absolute) are left out, as pack leaves out its own output.
+ * `exclude` (absolute) are left out, as pack leaves out its own output. Once `signal` is aborted, the next
+ * folder is not listed (its `AbortError` instead).
  */
-export async function judgeSourceTree(root: string, options: {exclude?: readonly string[]; limits: ArchiveLimits}): Promise<JudgedSourceTree> {
+export async function judgeSourceTree(root: string, options: {exclude?: readonly string[]; limits: ArchiveLimits; signal?: AbortSignal | undefined}): Promise<JudgedSourceTree> {
   const rule = await readPackageFileRule(root)
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)))
   const found: {name: string; absolutePath: string}[] = []
   const leftOut: string[] = []
   const walk = async (dir: string, prefix: string): Promise<void> => {
+    throwIfCancelled(options.signal)
     for (const entry of await readdir(dir, {withFileTypes: true})) {
       const name = `${prefix}${entry.name}`
       // `dir` is absolute and normalised and a listed name holds no separator: joining is appending.

@@ -18,6 +18,8 @@ export interface ValidateArtifactOptions {
   limits?: Partial<ArchiveLimits>
   /** How reports name the artifact (default: its path). */
   label?: string
+  /** Cancels the validation: it rejects with an error named `AbortError` (code `cancelled`) instead of giving a report. */
+  signal?: AbortSignal | undefined
 }
 
 /**
@@ -30,7 +32,7 @@ export async function validateArtifact(file: string, options: ValidateArtifactOp
   const label = options.label ?? file
   const level = options.level ?? 'package'
   try {
-    return await withArtifact(file, {limits: options.limits}, async (artifact) => judgeContents(await artifact.contents({secrets: true}), {label, level}))
+    return await withArtifact(file, {limits: options.limits, signal: options.signal}, async (artifact) => judgeContents(await artifact.contents({secrets: true}), {label, level}))
   } catch (error) {
     if (!(error instanceof ArchiveError) || unreadableArchiveCodes.has(error.code)) throw error
     return artifactReport(label, level, archiveDiagnostic(error.code as DiagnosticCode, error.message))

@@ -4,6 +4,7 @@ import {hostname} from 'node:os'
 import {performance} from 'node:perf_hooks'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
+import {cancellable, throwIfCancelled} from '../cancellation.js'
 import {hasErrno, isTemporarySiblingOf, temporarySibling} from './durable.js'
 import {chmod, createFile, mkdir, removeTree, rename, rmdir, unlink, writeAll} from './mutations.js'
 import {SvcPluginError} from '../errors.js'
@@ -60,6 +61,8 @@ export interface AcquireOptions {
   timeoutMs?: number
   /** Creates the lock's parent directory when it is missing; default `mkdir -p`. */
   ensureDirectory?: () => Promise<unknown>
+  /** Cancels the wait: each poll checks it, and a wait between polls ends at once (the `AbortError` of `src/cancellation.ts`). */
+  signal?: AbortSignal | undefined
 }
 
 /**
@@ -71,7 +74,8 @@ export interface AcquireOptions {
  * A lock whose owners no longer run on this host is stale (a lock of another host never is). Breaking it
  * removes exactly the markers judged stale, by their names, and then the directory only if it is empty
  * (`rmdir`): a lock taken by someone else in the meantime has another marker, which nothing but its owner
- * removes. Otherwise this waits, polling, for up to `timeoutMs` and then throws `lock-timeout`.
+ * removes. Otherwise this waits, polling, for up to `timeoutMs` and then throws `lock-timeout`, or until
+ * `signal` is aborted (its `AbortError`, nothing of this attempt left behind).
  */
 export async function acquireLock(file: string, options: AcquireOptions = {}): Promise<PluginLock> {
   const timeoutMs = options.timeoutMs ?? defaultLockTimeoutMs
@@ -83,7 +87,9 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
   let delay = 1
   let unreadablePolls = 0
   try {
-    while (!(await attempt.tryCreate())) {
+    for (;;) {
+      throwIfCancelled(options.signal)
+      if (await attempt.tryCreate()) break
       const seen = await inspectLock(file)
       if (seen.kind === 'free') continue // released between our attempt and our look: try again at once
       if (seen.kind === 'empty') {
@@ -101,7 +107,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
           details: {lock: file, holder: owners.find((holder) => holder !== null) ?? null},
         })
       }
-      await sleep(delay)
+      await cancellable(sleep(delay), options.signal)
       delay = Math.min(100, delay * 2)
     }
   } finally {

@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
 import {open, readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
+import {throwIfCancelled} from '../cancellation.js'
 
 /** Size and, when asked for, SHA-256 of one file of a tree. */
 export interface TreeFile {
@@ -26,6 +27,8 @@ export interface ReadTreeOptions {
   exclude?: (relativePath: string, isDirectory: boolean) => boolean
   /** Hands the bytes of every file of at most `maxBytes` to `use` (the same read that digests it), and awaits it. */
   inspect?: {maxBytes: number; use: (relativePath: string, bytes: Buffer) => Promise<void>}
+  /** Cancels the reading: the next folder, file or chunk is not read (the `AbortError` of `src/cancellation.ts`). */
+  signal?: AbortSignal | undefined
 }
 
 /** Files read at once while digesting: enough to keep the disk and a core busy, few enough to bound memory. */
@@ -39,6 +42,7 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
   const found: Array<{name: string; absolute: string}> = []
   const unexpected: string[] = []
   const walk = async (dir: string, prefix: string): Promise<void> => {
+    throwIfCancelled(options.signal)
     const entries = await readdir(dir, {withFileTypes: true})
     for (const entry of entries) {
       const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`
@@ -56,12 +60,15 @@ export async function readTree(root: string, options: ReadTreeOptions): Promise<
 /**
  * Sizes and, with `digests`, SHA-256 of regular files (each opened without following a link that replaced
  * it), a few at a time, by `/`-separated path in path order; `inspect` sees the bytes of each small one.
+ * Once `signal` is aborted, the next file or chunk is not read.
  */
 export async function readFiles(found: readonly {name: string; absolute: string}[], options: Omit<ReadTreeOptions, 'exclude'>): Promise<Map<string, TreeFile>> {
+  const {signal} = options
   const sizes = new Map<string, TreeFile>()
   let next = 0
   const worker = async (): Promise<void> => {
     while (next < found.length) {
+      throwIfCancelled(signal)
       const file = found[next++]!
       const size = (await stat(file.absolute)).size
       if (options.inspect !== undefined && size <= options.inspect.maxBytes) {
@@ -69,7 +76,7 @@ export async function readFiles(found: readonly {name: string; absolute: string}
         await options.inspect.use(file.name, bytes)
         sizes.set(file.name, options.digests ? {size: bytes.length, sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`} : {size: bytes.length})
       } else {
-        sizes.set(file.name, options.digests ? await digestFile(file.absolute) : {size})
+        sizes.set(file.name, options.digests ? await digestFile(file.absolute, signal) : {size})
       }
     }
   }
@@ -88,14 +95,18 @@ async function readRegular(file: string): Promise<Buffer> {
   }
 }
 
-/** Size and SHA-256 of one file, streamed; a symbolic link that replaced it is not followed. */
-export async function digestFile(file: string): Promise<{size: number; sha256: string}> {
+/**
+ * Size and SHA-256 of one file, streamed; a symbolic link that replaced it is not followed. Once `signal`
+ * is aborted, the next chunk is not read.
+ */
+export async function digestFile(file: string, signal?: AbortSignal): Promise<{size: number; sha256: string}> {
   const hash = createHash('sha256')
   let size = 0
   const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
   try {
     if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is no longer a regular file.`), {code: 'EINVAL', path: file, syscall: 'open'})
     for await (const chunk of handle.createReadStream({autoClose: false, highWaterMark: 1024 * 1024}) as AsyncIterable<Buffer>) {
+      throwIfCancelled(signal)
       hash.update(chunk)
       size += chunk.byteLength
     }

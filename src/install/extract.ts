@@ -4,6 +4,7 @@ import path from 'node:path'
 import {isSmallEntry, streamedFirst} from '../archive/entry-stream.js'
 import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
+import {throwIfCancelled} from '../cancellation.js'
 import {fsyncDirectory} from '../fs/durable.js'
 import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
@@ -28,6 +29,8 @@ export interface ExtractOptions {
   concurrency?: number
   /** Awaited after each entry is on disk, and every MiB written inside a large one. */
   onProgress?: (progress: ExtractProgress) => Promise<void> | void
+  /** Stops the extraction before the next entry or directory flush, and every read of the archive (its `AbortError`). */
+  signal?: AbortSignal | undefined
 }
 
 /** Bytes between two progress reports inside one large entry. */
@@ -122,6 +125,7 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
       const {entry, file} = destinations[order[next++]!] as {entry: ArchiveEntry; file: string}
       const mode = executables.has(entry.name) ? 0o755 : 0o644
       try {
+        throwIfCancelled(options.signal)
         digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
       } catch (error) {
         failed = true
@@ -133,7 +137,10 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
   await settleAll(Array.from({length: concurrency}, worker))
 
   // Children before parents, so that each directory's entries are durable before the rename publishes it.
-  for (const dir of [...directories].sort((a, b) => b.length - a.length)) await fsyncDirectory(dir)
+  for (const dir of [...directories].sort((a, b) => b.length - a.length)) {
+    throwIfCancelled(options.signal)
+    await fsyncDirectory(dir)
+  }
   // Results in archive order, whatever order the workers finished in.
   return new Map(archive.entries.map((entry) => [entry.name, digests.get(entry.name) as EntryDigest]))
 }

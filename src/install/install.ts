@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {plural} from '../quantities.js'
+import {throwIfCancelled} from '../cancellation.js'
 import {missingManifestAdvice} from '../archive/foreign.js'
 import type {EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
@@ -76,15 +77,18 @@ interface Target {
  *    version ends in `versions/<version>/`.
  * The clock is read once: certificates, `signedAt` and lists are judged at that instant. A process killed
  * at any point leaves the old state or the new one. Throws {@link InstallError} (and the revocation and
- * trust-store refusals).
+ * trust-store refusals). `options.signal` cancels it at any step before the journal is written: it rejects
+ * with its `AbortError` once the staging directory is removed and the lock given up, the data root as it was.
  */
 export async function install(artifactFile: string, options: InstallOptions): Promise<InstallResult> {
   let artifact: OpenedArtifact | undefined
   try {
+    throwIfCancelled(options.signal)
     const basics = operationBasics(options)
     const context = await revocationContext(basics.dataRoot, {...options, now: basics.now})
     const run: InstallRun = {settings: resolveSettings(options, basics), context, options, report: progressReporter(options)}
-    artifact = await openArtifact(artifactFile, {limits: run.settings.limits, fileDigest: run.settings.expectSha256 !== null})
+    // Every read of the archive, the extraction's too, stops once the signal is aborted.
+    artifact = await openArtifact(artifactFile, {limits: run.settings.limits, fileDigest: run.settings.expectSha256 !== null, signal: options.signal})
     const judged = judge(artifact, artifactFile, run.settings, options)
     await run.report('judged')
     return await withPluginLock(basics.dataRoot, judged.manifest.id, options, async () => {
@@ -93,7 +97,7 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
       const staging = await createStaging(run.settings.dataRoot, judged.manifest.id)
       let committed = false
       try {
-        const files = await stage(judged, staging, run.report)
+        const files = await stage(judged, staging, run.report, options.signal)
         const admission = await admitStaged(judged, files, staging, target, run)
         return await commit(judged, admission, target, staging, run, () => (committed = true))
       } finally {
@@ -159,8 +163,9 @@ async function readTarget(dataRoot: string, manifest: Manifest, force: boolean):
 }
 
 /** Extracts every entry into the staging directory, hashed as it is written; returns each payload file's digest. */
-async function stage(judged: Judged, staging: Staging, report: Report): Promise<Map<string, EntryDigest>> {
+async function stage(judged: Judged, staging: Staging, report: Report, signal: AbortSignal | undefined): Promise<Map<string, EntryDigest>> {
   const digests = await extractArchive(judged.artifact.archive, staging.content, {
+    signal,
     preloaded: new Map([[manifestEntryName, judged.manifestBytes]]),
     executables: judged.executable === null ? [] : [judged.executable],
     onProgress: (progress) => report('extracting', progress.bytesDone, progress.bytesTotal, progress.entry),
@@ -176,6 +181,7 @@ async function stage(judged: Judged, staging: Staging, report: Report): Promise<
  */
 async function admitStaged(judged: Judged, files: Map<string, EntryDigest>, staging: Staging, target: Target, run: InstallRun): Promise<Admission> {
   const {id, version} = judged.manifest
+  throwIfCancelled(run.options.signal)
   judged.warnings.push(...checkDeclaredFiles(judged.manifest, files))
   const contents = await contentsOf(judged.artifact.manifest, files, (name) => readFile(path.join(staging.content, ...name.split('/'))))
   const admission = admit(checkContents(contents, run.context), {allowUnsigned: run.options.allowUnsigned, subject: `${id} ${version}`})
@@ -209,6 +215,8 @@ async function commit(judged: Judged, admission: Admission, target: Target, stag
     previousVersion: target.previousVersion,
     retain: settings.retain,
   }
+  // The last abort point: from the journal on, the install happens whatever the signal says.
+  throwIfCancelled(run.options.signal)
   await writeTransaction(settings.dataRoot, id, transaction)
   committed()
   await run.report('committed')

@@ -69,10 +69,11 @@ export interface InstalledContents {
 /**
  * Reads an installed version directory the way the verification checklist reads an artifact: every
  * regular file hashed once (links and special files never followed, listed in `unexpected`), the
- * manifest as given (its exact bytes), the signing files kept in memory.
+ * manifest as given (its exact bytes), the signing files kept in memory. `signal` stops the reading between
+ * files and chunks (its `AbortError`).
  */
-export async function readInstalledContents(dir: string, manifestBytes: Uint8Array): Promise<InstalledContents> {
-  const tree = await readTree(dir, {digests: true})
+export async function readInstalledContents(dir: string, manifestBytes: Uint8Array, signal?: AbortSignal): Promise<InstalledContents> {
+  const tree = await readTree(dir, {digests: true, signal})
   const files = new Map([...tree.files].filter(([name]) => name !== manifestEntryName)) as Map<string, EntryDigest>
   const contents = await contentsOf(manifestRead(manifestBytes), files, (name) => readFile(path.join(dir, ...name.split('/'))))
   return {contents, files, unexpected: tree.unexpected}

@@ -24,12 +24,17 @@ export interface LockOptions {
  * staging directories and stray version directories of this id are removed, and so are the staging
  * leftovers of other ids whose lock is free. `plugins/` and `plugins/<id>` must be real directories
  * (`unsafe-data-root` otherwise). The plugin directory is removed afterwards when nothing is left in it.
+ * `options.signal` ends a wait for the lock (its `AbortError`).
  */
-export async function withPluginLock<T>(dataRoot: string, id: string, options: LockOptions, work: () => Promise<T>): Promise<T> {
+export async function withPluginLock<T>(dataRoot: string, id: string, options: LockOptions & {signal?: AbortSignal | undefined}, work: () => Promise<T>): Promise<T> {
   const paths = pluginPaths(dataRoot, id)
   const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(id))
   await ensureDirectory()
-  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory})
+  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal}).catch(async (error: unknown) => {
+    // A wait given up (cancelled, or timed out) leaves no plugin directory that holds nothing.
+    await removeDirectoryIfEmpty(dataRoot, levels.plugin(id))
+    throw error
+  })
   try {
     await recoverPlugin(dataRoot, id)
     await sweepOtherLeftovers(dataRoot, id)

@@ -63,6 +63,13 @@ export interface InstallOptions extends LockOptions {
   now?: Date
   /** Awaited at each step: a host draws progress with it. */
   onProgress?: (progress: InstallProgress) => Promise<void> | void
+  /**
+   * Cancels the install up to its commit point (the journal): it rejects with an error named `AbortError`
+   * (code `cancelled`, the signal's reason as its `cause`) once it has removed its staging directory and given
+   * up the plugin's lock, leaving the data root as it was (a revocation list given is remembered as seen all
+   * the same). An abort after the commit point finds the install complete.
+   */
+  signal?: AbortSignal
 }
 
 /** The steps of an install as reported to `onProgress`, in order (`extracting` repeats: after each entry, and every MiB inside a large one). */

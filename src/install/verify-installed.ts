@@ -1,3 +1,4 @@
+import {throwIfCancelled} from '../cancellation.js'
 import {compareDeclaredFiles, manifestEntryName, type FileProblem} from '../manifest/declared-files.js'
 import type {Manifest} from '../model/manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
@@ -71,6 +72,12 @@ export interface VerifyInstalledOptions {
   allowStaleRevocations?: boolean
   /** The host's runtime identifier, whose executable must be present; default this machine's. */
   hostRid?: string
+  /**
+   * Cancels the check: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) instead of giving a verification; the data root is left as it was (a revocation list given
+   * is remembered as seen all the same).
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -82,12 +89,13 @@ export interface VerifyInstalledOptions {
  * the one given (recorded first, as at install), which must be Trusted — with a trust record, and by the
  * certificate recorded at admission or one of the same publisher under the same root — or Unsigned for a
  * version admitted unsigned. Throws `not-installed`, `version-not-installed`, `unsafe-data-root`, and the
- * list's refusals.
+ * list's refusals; `signal` cancels the check between files and chunks.
  */
 export async function verifyInstalled(dataRoot: string, id: string, options: VerifyInstalledOptions = {}): Promise<InstalledVerification> {
   assertPluginId(id)
   if (options.version !== undefined) assertVersion(options.version)
   try {
+    throwIfCancelled(options.signal)
     await requireDataRoot(dataRoot)
     const context = await revocationContext(dataRoot, {...options, now: options.now ?? new Date()})
     const gate = await readAdmission(dataRoot, id, options.version)
@@ -102,7 +110,7 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     for (const diagnostic of loaded.report.problems) {
       if (diagnostic.severity === 'error') result.problems.push({code: diagnostic.code, message: diagnostic.message, path: manifestEntryName})
     }
-    const read = await readInstalledContents(directory, loaded.bytes)
+    const read = await readInstalledContents(directory, loaded.bytes, options.signal)
     for (const name of read.unexpected) result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
     const executable = loaded.manifest === null ? null : executableOf(loaded.manifest, options.hostRid)
     const fileProblems = checkInstalledFiles(result, loaded.manifest, read.files, executable)

@@ -26,10 +26,11 @@ export interface MergeInput {
  * Opens one input (the strict reader, the manifest read once) and checks what can be checked without
  * inflating payload bytes: a manifest valid at development level, a `files[]` list, and a payload whose
  * names and sizes are exactly the ones `files[]` declares. Throws {@link MergeError} (`manifest-invalid`,
- * `hash-mismatch`) or the reader's ArchiveError; closes the artifact on failure.
+ * `hash-mismatch`) or the reader's ArchiveError; closes the artifact on failure. `signal` cancels every
+ * read of the input, also those made later through `archive`.
  */
-export async function openMergeInput(file: string, limits: ArchiveLimits): Promise<MergeInput> {
-  const artifact = await openArtifact(file, {limits})
+export async function openMergeInput(file: string, limits: ArchiveLimits, signal?: AbortSignal): Promise<MergeInput> {
+  const artifact = await openArtifact(file, {limits, signal})
   try {
     return readInput(file, artifact)
   } catch (error) {

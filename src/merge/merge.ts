@@ -1,4 +1,5 @@
 import path from 'node:path'
+import {throwIfCancelled} from '../cancellation.js'
 import {checkOutputFree, withOutputs} from '../fs/output.js'
 import {resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
@@ -21,6 +22,11 @@ export interface MergeOptions {
   force?: boolean
   /** Archive limits for reading the inputs and for the merged artifact. */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the merge: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) and leaves neither the output, nor a temporary file, nor a folder it created.
+   */
+  signal?: AbortSignal
 }
 
 /** What `merge` wrote. */
@@ -50,12 +56,15 @@ export interface MergeResult {
  * declare disjoint RIDs and hold identical bytes wherever their paths meet. The output is the
  * first input's manifest (in RID order) with the union of `entrypoints` and a recomputed `files[]`,
  * written deterministically: the same inputs in any order give the same bytes.
- * Throws {@link MergeError} or the reader's ArchiveError; nothing is left behind unless every check passed.
+ * Throws {@link MergeError} or the reader's ArchiveError; nothing is left behind unless every check passed
+ * (nor when `signal` cancels it).
  */
 export async function merge(inputs: readonly string[], options: MergeOptions): Promise<MergeResult> {
   if (inputs.length < 2) {
     throw new MergeError('merge-needs-two', `merge needs at least two artifacts, got ${inputs.length}.`, {details: {inputs: [...inputs]}})
   }
+  const {signal} = options
+  throwIfCancelled(signal)
   const limits = resolveLimits(options.limits)
   const output = path.resolve(options.output)
   await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
@@ -66,8 +75,8 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
     await outputs.prepare(output)
     const opened: MergeInput[] = []
     try {
-      for (const file of inputs) opened.push(await openMergeInput(file, limits))
-      return await mergeOpened(opened, output, limits, options.force === true)
+      for (const file of inputs) opened.push(await openMergeInput(file, limits, signal))
+      return await mergeOpened(opened, output, limits, {overwrite: options.force === true, signal})
     } finally {
       await Promise.allSettled(opened.map((input) => input.archive.close()))
     }
@@ -75,7 +84,7 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
 }
 
 /** Checks the opened inputs against each other and writes the merged artifact to `output`. */
-async function mergeOpened(opened: readonly MergeInput[], output: string, limits: ArchiveLimits, overwrite: boolean): Promise<MergeResult> {
+async function mergeOpened(opened: readonly MergeInput[], output: string, limits: ArchiveLimits, {overwrite, signal}: {overwrite: boolean; signal: AbortSignal | undefined}): Promise<MergeResult> {
   const ordered = mergeOrder(opened)
   checkInputsAgree(ordered)
   const planned = unionPayload(ordered)
@@ -85,7 +94,7 @@ async function mergeOpened(opened: readonly MergeInput[], output: string, limits
   const manifestBytes = Buffer.from(renderPackedManifest({...first.manifest, entrypoints}, {files}), 'utf8')
   checkMergedManifest(manifestBytes, planned, output)
   checkRidDirectories(ordered)
-  await verifyOtherCopies(ordered, planned)
+  await verifyOtherCopies(ordered, planned, signal)
 
   const executables = new Set(Object.values(entrypoints).map((entrypoint) => entryNameOf(entrypoint.executable)))
   const entries: WriterEntry[] = [
@@ -100,7 +109,7 @@ async function mergeOpened(opened: readonly MergeInput[], output: string, limits
   ]
   // The writer checks the limits before it reads a byte and the archive size after,
   // writes beside the output and renames: a refusal at any point leaves nothing behind.
-  const written = await writeArchive(output, entries, {limits, overwrite}).catch((error: unknown) => {
+  const written = await writeArchive(output, entries, {limits, overwrite, signal}).catch((error: unknown) => {
     throw asHashMismatch(error, planned)
   })
   return {

@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto'
 import type {Readable} from 'node:stream'
 import {isArchiveError} from '../archive/errors.js'
+import {throwIfCancelled} from '../cancellation.js'
 import type {WriterSource} from '../archive/writer.js'
 import {hashMismatch, type MergeInput} from './inputs.js'
 import type {PlannedFile} from './plan.js'
@@ -9,13 +10,15 @@ import type {PlannedFile} from './plan.js'
  * Streams every payload entry of every input that is NOT the copy the merged archive is written
  * from, checking it against its input's own `files[]` (`hash-mismatch` on the first difference).
  * The written copies are checked by the writer as they stream (see {@link plannedSource}), so every
- * payload byte of every input is read exactly once and nothing is extracted to disk.
+ * payload byte of every input is read exactly once and nothing is extracted to disk. Once `signal` is
+ * aborted, the next entry is not read (its `AbortError` instead).
  */
-export async function verifyOtherCopies(inputs: readonly MergeInput[], planned: readonly PlannedFile[]): Promise<void> {
+export async function verifyOtherCopies(inputs: readonly MergeInput[], planned: readonly PlannedFile[], signal?: AbortSignal): Promise<void> {
   const written = new Set(planned.map((file) => file.entry))
   for (const input of inputs) {
     for (const entry of input.payload) {
       if (written.has(entry)) continue
+      throwIfCancelled(signal)
       const declared = input.declared.get(entry.name)!
       const real = await digest(await input.archive.openEntry(entry))
       if (real.size !== declared.size || real.sha256 !== declared.sha256) {

@@ -1,4 +1,5 @@
 import {deflateChunkBytes} from '../archive/deflate.js'
+import {throwIfCancelled} from '../cancellation.js'
 import {digestSource, type WriterSource} from '../archive/source.js'
 
 /** A file of the source tree to hash: its package path and where its bytes are. */
@@ -26,14 +27,16 @@ export interface HashProgress {
 /**
  * Reads every file once and hashes it (showing a small file whole to its source's `inspect`), checked as
  * the archive writer checks what it reads (a file whose size changed since it was listed is
- * `source-changed`): what a dry run lists in `files[]`.
+ * `source-changed`): what a dry run lists in `files[]`. Once `signal` is aborted, the next file or chunk is
+ * not read (its `AbortError` instead).
  */
-export async function hashSourceFiles(files: readonly FileToHash[], options: {onProgress?: (progress: HashProgress) => void} = {}): Promise<HashedFile[]> {
+export async function hashSourceFiles(files: readonly FileToHash[], options: {onProgress?: (progress: HashProgress) => void; signal?: AbortSignal} = {}): Promise<HashedFile[]> {
   const totalBytes = files.reduce((sum, file) => sum + file.source.size, 0)
   const progress: HashProgress = {files: 0, totalFiles: files.length, bytes: 0, totalBytes}
   const hashed: HashedFile[] = []
   for (const file of files) {
-    const {size, sha256} = await digestSource(file.name, file.source, deflateChunkBytes)
+    throwIfCancelled(options.signal)
+    const {size, sha256} = await digestSource(file.name, file.source, deflateChunkBytes, options.signal)
     hashed.push({name: file.name, size, sha256})
     progress.files += 1
     progress.bytes += size

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {isArchiveError} from '../archive/errors.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
+import {cancellable, throwIfCancelled} from '../cancellation.js'
 import {computeArtifactDigest, type ArtifactDigest} from '../artifact/digest.js'
 import {SecretScanner, maxScannedBytes} from '../artifact/secrets.js'
 import {judgeSourceTree, packedManifestRefusal, type SourceFile} from '../artifact/source-tree.js'
@@ -52,6 +53,11 @@ export interface PackOptions {
   limits?: Partial<ArchiveLimits>
   /** Called as files are hashed and written. */
   onProgress?: (progress: PackProgress) => void
+  /**
+   * Cancels the pack: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) and leaves neither the artifact, nor a temporary file, nor a folder it created.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -107,8 +113,11 @@ export interface PackResult {
  * holds a secret not in `allowSecrets` (`secret-detected`) and, with `level`, one that would fail that
  * level (`level-not-met`); an output it cannot write is an OutputError. On failure nothing is left on
  * disk; a dry run reads everything, writes nothing and returns what a pack would refuse in `problems`.
+ * `signal` cancels it at any point before the artifact is in place (see {@link PackOptions.signal}).
  */
 export async function pack(source: string, options: PackOptions = {}): Promise<PackResult> {
+  const {signal} = options
+  throwIfCancelled(signal)
   const root = path.resolve(source)
   const limits = resolveLimits(options.limits)
   const manifestFile = path.join(root, 'manifest.json')
@@ -123,7 +132,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   const output = await resolveOutputFile(options.output ?? fileName, fileName, options.cwd)
   if (!options.dryRun) await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
-  const collected = await judgeSourceTree(root, {exclude: [output], limits})
+  const collected = await judgeSourceTree(root, {exclude: [output], limits, signal})
   // The folder's first refusal, in the order the judgement meets them; the packed manifest is measured before a byte is read.
   const refusal = collected.refusals[0] ?? packedManifestRefusal(manifest as unknown as Record<string, unknown>, collected.files, limits)
   if (refusal) throw packErrorOfRefusal(refusal)
@@ -139,11 +148,12 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   const judge = async (files: readonly WrittenEntry[]) => {
     // Empty files and files too large to read whole are judged by their names alone.
     for (const file of files) if (!scanned.has(file.name)) scanner.add(file.name, null)
-    return judgePack({manifest, files, output, limits, sourceProblems: sourceReport.problems, manifestFile, root, leftOut: collected.leftOut, secrets: await scanner.findings(), options})
+    const secrets = await cancellable(scanner.findings(), signal)
+    return judgePack({manifest, files, output, limits, sourceProblems: sourceReport.problems, manifestFile, root, leftOut: collected.leftOut, secrets, options})
   }
 
   if (options.dryRun) {
-    const hashed = await hashSourceFiles(collected.files.map((file) => ({name: file.name, source: sourceOf(file)})), {onProgress: onHashed})
+    const hashed = await hashSourceFiles(collected.files.map((file) => ({name: file.name, source: sourceOf(file)})), {onProgress: onHashed, signal})
     const judged = await judge(hashed.map((file) => ({name: file.name, size: file.size, sha256: file.sha256})))
     return {...judged.result, problems: judged.refusal === null ? [] : judged.refusal.problems, sha256: null, bytes: null, createdFolder: null, dryRun: true}
   }
@@ -156,10 +166,12 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
     try {
       body = await writeArchiveBody(output, entries, {
         limits,
+        signal,
         onProgress: (progress) => {
           onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes})
           // Reading waits while the secret scan lags: the text it holds stays bounded.
-          return scanner.room()
+          const room = scanner.room()
+          return room === undefined ? undefined : cancellable(room, signal)
         },
       })
       const {result, refusal} = await judge(body.entries)

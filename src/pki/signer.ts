@@ -1,4 +1,7 @@
 import {spawn} from 'node:child_process'
+import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 import {decodeBase64Line} from './base64.js'
 import {sign, signatureLength, verifyStrict} from './ed25519.js'
 import {SigningError} from './errors.js'
@@ -38,19 +41,34 @@ export interface SignerCommandOptions {
 /** The most a signing command may print: a signature is 64 bytes, or 89 as a base64 line. */
 const maxSignerOutput = 4096
 
+/** The environment variable naming a file that holds the message, for tools that cannot sign from a pipe. */
+export const messageFileVariable = 'SVC_PLUGIN_MESSAGE_FILE'
+
 /**
  * A signer that runs `command` through the shell (`/bin/sh -c`, `cmd.exe` on Windows) with the message on
  * its standard input and reads the signature from its standard output (64 raw bytes or one line of base64).
- * A command that cannot start, exits with another status than 0, is killed, or prints anything else is
- * `signer-failed`, naming the command and what it wrote on standard error.
+ * The message is also in a private file named by `SVC_PLUGIN_MESSAGE_FILE` (removed afterwards), for tools
+ * that sign only files (OpenSSL 3.0 cannot sign Ed25519 from a pipe). A command that cannot start, exits with
+ * another status than 0, is killed, or prints anything else is `signer-failed`, naming the command and what it
+ * wrote on standard error.
  */
 export function signerFromCommand(command: string, options: SignerCommandOptions = {}): Signer {
-  return (message) => runSignerCommand(command, message, options)
+  return async (message) => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'svc-plugin-sign-'))
+    try {
+      const messageFile = path.join(folder, 'message')
+      await writeFile(messageFile, message, {mode: 0o600, flag: 'wx'})
+      return await runSignerCommand(command, message, messageFile, options)
+    } finally {
+      await rm(folder, {recursive: true, force: true})
+    }
+  }
 }
 
-function runSignerCommand(command: string, message: Uint8Array, options: SignerCommandOptions): Promise<Uint8Array> {
+function runSignerCommand(command: string, message: Uint8Array, messageFile: string, options: SignerCommandOptions): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, {shell: true, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], signal: options.signal, windowsHide: true})
+    const env = {...process.env, [messageFileVariable]: messageFile}
+    const child = spawn(command, {shell: true, cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'], signal: options.signal, windowsHide: true})
     const out: Buffer[] = []
     const err: Buffer[] = []
     let outLength = 0

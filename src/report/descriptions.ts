@@ -115,7 +115,11 @@ const errors: Record<string, Entry> = {
     'Any command ending with exit status 70',
     'Run the command again with `SVC_PLUGIN_DEBUG=1` to see the stack trace, and report it with the command line that caused it.',
   ],
-  cancelled: ['The command was interrupted (Ctrl-C or SIGTERM); what it had half-written was removed.', 'Pressing Ctrl-C during `svc-plugin pack`', 'Run the command again.'],
+  cancelled: [
+    'The operation was cancelled: its AbortSignal was aborted (at the command line, by Ctrl-C or SIGTERM). It undid what it had begun: no output is left, a data root is as it was. The error is named AbortError.',
+    'Pressing Ctrl-C during `svc-plugin pack`; `AbortSignal.timeout(60_000)` passing during `verifyUpload`',
+    'Run the operation again, with a longer deadline if one cut it short.',
+  ],
   'file-not-found': ['An input file or folder does not exist (or a pattern matched nothing).', '`svc-plugin validate plugins/missing`', 'Check the path, relative to the current folder.'],
   'not-a-regular-file': ['An input is a folder, a device or a pipe where a regular file belongs.', '`svc-plugin verify ./plugin` (a folder)', 'Pass the file itself.'],
   unreadable: ['An input exists but cannot be read (permissions, a folder where a file belongs, an I/O error).', '`svc-plugin validate --manifest ./plugin` (a folder)', 'Check the permissions and the kind of path; pass the manifest file or the folder with the right flag.'],

@@ -1,6 +1,7 @@
 import {open, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
+import {throwIfCancelled} from '../cancellation.js'
 import {temporarySibling} from '../fs/durable.js'
 import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
@@ -26,6 +27,11 @@ export interface SignArtifactOptions extends SigningCredentials {
   output: string
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the signing: it rejects with an error named `AbortError` (code `cancelled`, the signal's reason as
+   * its `cause`) and leaves no output, also when the signed file was written and was being read back.
+   */
+  signal?: AbortSignal
 }
 
 /** What `signArtifact` wrote. */
@@ -55,6 +61,8 @@ export interface SignArtifactResult {
  * refuses; a failure leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
+  const {signal} = options
+  throwIfCancelled(signal)
   const limits = resolveLimits(options.limits)
   if (signingKeyOf(options, 'the signing key') === null) {
     throw new SigningError('invalid-signer', 'Signing needs a key: a private key, a signer, or a prepared statement with its signature.')
@@ -66,12 +74,15 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
     const temporary = temporarySibling(target)
     // Removed unless the signed file is moved onto the output.
     outputs.adopt(temporary)
-    const plan = await writePlaceholderArchive(options, temporary, limits)
-    const {sha256: containerDigest, location} = await containerDigestOf(temporary, limits)
+    const plan = await writePlaceholderArchive(options, temporary, {limits, signal})
+    const {sha256: containerDigest, location} = await containerDigestOf(temporary, {limits, signal})
+    throwIfCancelled(signal)
     const signed = await signManifest(plan, containerDigest)
     await sealContainer(temporary, plan, signed, location)
     // sign verifies what it wrote, from the file, as a verifier will read it.
-    const check = await readArtifactContents(temporary, {limits}, async (contents) => runChecklist(contents, signerContext(plan.now)))
+    const check = await readArtifactContents(temporary, {limits, signal}, async (contents) => runChecklist(contents, signerContext(plan.now)))
+    // The last abort point: once placed, the signed artifact is the result.
+    throwIfCancelled(signal)
     if ('code' in check) throw errorFrom(check)
     await placeFile(temporary, target, false)
     return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${containerDigest}`}
@@ -90,6 +101,8 @@ export interface PrepareArtifactSignatureOptions {
   /** Where to write the statement; never overwritten. */
   output: string
   limits?: Partial<ArchiveLimits>
+  /** Cancels the preparation (as {@link SignArtifactOptions.signal} cancels signing). */
+  signal?: AbortSignal
 }
 
 /** What `prepareArtifactSignature` wrote. */
@@ -120,9 +133,9 @@ export async function prepareArtifactSignature(options: PrepareArtifactSignature
     const target = path.resolve(options.output)
     const temporary = temporarySibling(target)
     outputs.adopt(temporary)
-    const {artifact, certificate, issuer, now} = options
-    const plan = await writePlaceholderArchive({artifact, certificate, issuer, now}, temporary, limits)
-    const {sha256: containerDigest} = await containerDigestOf(temporary, limits)
+    const {artifact, certificate, issuer, now, signal} = options
+    const plan = await writePlaceholderArchive({artifact, certificate, issuer, now}, temporary, {limits, signal})
+    const {sha256: containerDigest} = await containerDigestOf(temporary, {limits, signal})
     await unlink(temporary)
     const statement = artifactStatement(plan, containerDigest)
     await outputs.newFile(target, statement.message)
@@ -131,11 +144,11 @@ export async function prepareArtifactSignature(options: PrepareArtifactSignature
 }
 
 /** Plans the signature of `options.artifact` and writes the archive with the placeholder manifest to `file`. */
-async function writePlaceholderArchive(options: SigningCredentials & {artifact: string}, file: string, limits: ArchiveLimits): Promise<SignaturePlan> {
+async function writePlaceholderArchive(options: SigningCredentials & {artifact: string}, file: string, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<SignaturePlan> {
   const now = options.now ?? new Date()
-  return withArtifact(options.artifact, {limits}, async (artifact) => {
+  return withArtifact(options.artifact, {limits, signal}, async (artifact) => {
     const planned = planSignature(await artifact.contents(), {...options, now})
-    await writeSigned(file, artifact.archive, planned, limits)
+    await writeSigned(file, artifact.archive, planned, {limits, signal})
     return planned
   })
 }
@@ -159,13 +172,15 @@ export interface SignArtifactFilesOptions extends SigningFiles {
   cwd?: string
   now?: Date
   limits?: Partial<ArchiveLimits>
+  /** Cancels the signing (see {@link SignArtifactOptions.signal}). */
+  signal?: AbortSignal
 }
 
 /** Reads the key and certificate files, then `signArtifact`. */
 export async function signArtifactFiles(options: SignArtifactFilesOptions): Promise<SignArtifactResult> {
   const chain = await readSigningChain(options)
-  const key = await readSigningKey(options.key, {cwd: options.cwd})
-  return signArtifact({artifact: options.artifact, output: options.output, ...key, ...chain, now: options.now, limits: options.limits})
+  const key = await readSigningKey(options.key, {cwd: options.cwd, signal: options.signal})
+  return signArtifact({artifact: options.artifact, output: options.output, ...key, ...chain, now: options.now, limits: options.limits, signal: options.signal})
 }
 
 /** What `prepareArtifactSignatureFiles` needs: the certificate files instead of their bytes. */
@@ -175,12 +190,13 @@ export interface PrepareArtifactSignatureFilesOptions extends SigningFiles {
   output: string
   now?: Date
   limits?: Partial<ArchiveLimits>
+  signal?: AbortSignal
 }
 
 /** Reads the certificate files, then `prepareArtifactSignature`. */
 export async function prepareArtifactSignatureFiles(options: PrepareArtifactSignatureFilesOptions): Promise<PreparedArtifactSignature> {
   const chain = await readSigningChain(options)
-  return prepareArtifactSignature({artifact: options.artifact, output: options.output, ...chain, now: options.now, limits: options.limits})
+  return prepareArtifactSignature({artifact: options.artifact, output: options.output, ...chain, now: options.now, limits: options.limits, signal: options.signal})
 }
 
 /** Reads the certificate (and issuer) files of a signature; an issuer file without the other is `invalid-signer`. */
@@ -198,7 +214,7 @@ async function readSigningChain(files: SigningFiles): Promise<{certificate: Cert
  * Writes the signed archive with the placeholder manifest (stored, first), then the payload entries
  * copied compressed as they are and the certificate entries, in UTF-8 byte order.
  */
-async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, limits: ArchiveLimits): Promise<void> {
+async function writeSigned(output: string, source: StrictArchive, plan: SignaturePlan, options: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<void> {
   const entries: WriterEntry[] = []
   for (const entry of source.entries) {
     if (entry.name === manifestEntryName) continue
@@ -218,15 +234,15 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
   }
   entries.sort((a, b) => compareEntryNames(a.name, b.name))
   const manifest: WriterEntry = {name: manifestEntryName, mode: 0o644, store: true, source: {kind: 'buffer', data: Buffer.from(placeholderManifest(plan))}}
-  await writeArchive(output, [manifest, ...entries], {limits})
+  await writeArchive(output, [manifest, ...entries], options)
 }
 
 /**
  * The container digest of the archive written with the placeholder manifest, computed as a verifier
  * computes it (the ranges it counts as zero found as a verifier finds them), and where its manifest lies.
  */
-async function containerDigestOf(file: string, limits: ArchiveLimits): Promise<{sha256: string; location: EntryLocation}> {
-  return withArtifact(file, {limits}, async (artifact) => {
+async function containerDigestOf(file: string, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<{sha256: string; location: EntryLocation}> {
+  return withArtifact(file, {limits, signal}, async (artifact) => {
     const evidence = await (artifact.manifest as ManifestRead).container
     if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
     return {sha256: evidence.sha256, location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry)}

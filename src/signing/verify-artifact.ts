@@ -1,4 +1,4 @@
-import {type ArchiveError, isArchiveError} from '../archive/errors.js'
+import {type ArchiveError, isArchiveError, isUnreadableFile} from '../archive/errors.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {withArtifact} from '../artifact/open.js'
@@ -11,6 +11,11 @@ import {checkContents, failedResult, verificationContext, type VerifyContext, ty
 export interface VerifyArtifactOptions extends VerifyOptions {
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /**
+   * Cancels the verification: it rejects with an error named `AbortError` (code `cancelled`, the signal's
+   * reason as its `cause`) instead of giving a verdict.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -18,11 +23,12 @@ export interface VerifyArtifactOptions extends VerifyOptions {
  * and SHA-256 (the signing files kept in memory), and runs the verification checklist at one reference
  * time. Archive errors become the result's one problem: `archive-unsupported` is
  * `package-format-unsupported`, a manifest over its limit is `manifest-too-large`, anything else
- * `package-unreadable`, with the reader's code in `archiveCode` and in the message.
+ * `package-unreadable`, with the reader's code in `archiveCode` and in the message. A cancellation
+ * (`signal`) is no verdict: it rejects with its `AbortError`.
  */
 export async function verifyArtifact(file: string, options: VerifyArtifactOptions): Promise<VerificationResult> {
   const context = verificationContext(options)
-  const outcome = await readArtifactContents(file, {limits: options.limits}, async (contents) => checkContents(contents, context))
+  const outcome = await readArtifactContents(file, {limits: options.limits, signal: options.signal}, async (contents) => checkContents(contents, context))
   return 'code' in outcome ? failedResult(outcome) : outcome
 }
 
@@ -40,19 +46,29 @@ export async function verifyArtifactFile(
   return verifyArtifact(file, {...rest, trust, revocations})
 }
 
+/** Options of {@link readArtifactContents}. */
+export interface ReadContentsOptions {
+  limits?: Partial<ArchiveLimits> | undefined
+  /** Also look for secrets in the entries. */
+  secrets?: boolean
+  signal?: AbortSignal | undefined
+  /**
+   * Throw the reader's error when the file itself cannot be read (missing, not a regular file, an I/O error:
+   * `isUnreadableFile`) instead of judging it: a fault of where the file is kept, not of its bytes.
+   */
+  throwUnreadableFile?: boolean
+}
+
 /**
  * Opens an artifact, reads its contents once and hands them to `use`. An archive the strict reader refuses
- * gives the verification problem instead (the signer and the store judge unreadable archives the same way).
+ * gives the verification problem instead (the signer and the store judge unreadable archives the same way);
+ * a cancellation (`signal`) rejects with its `AbortError`.
  */
-export async function readArtifactContents<T>(
-  file: string,
-  options: {limits?: Partial<ArchiveLimits>; secrets?: boolean},
-  use: (contents: ArtifactContents) => Promise<T>,
-): Promise<T | VerifyProblem> {
+export async function readArtifactContents<T>(file: string, options: ReadContentsOptions, use: (contents: ArtifactContents) => Promise<T>): Promise<T | VerifyProblem> {
   try {
-    return await withArtifact(file, {limits: options.limits}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
+    return await withArtifact(file, {limits: options.limits, signal: options.signal}, async (artifact) => use(await artifact.contents({secrets: options.secrets})))
   } catch (error) {
-    if (isArchiveError(error)) return archiveProblem(error)
+    if (isArchiveError(error) && !(options.throwUnreadableFile === true && isUnreadableFile(error))) return archiveProblem(error)
     throw error
   }
 }
@@ -66,7 +82,7 @@ export function signerContext(now: Date): VerifyContext {
 }
 
 /** The verification problem for an archive the strict reader refused. */
-function archiveProblem(error: ArchiveError): VerifyProblem {
+export function archiveProblem(error: ArchiveError): VerifyProblem {
   const message = `The artifact cannot be read (${error.code}, ${error.details.reason}): ${error.message}`
   if (error.code === 'archive-unsupported') return problem('package-format-unsupported', message, error.code)
   if (error.details.reason === 'manifest-too-large') return problem('manifest-too-large', message, error.code)

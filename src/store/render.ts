@@ -16,7 +16,7 @@ export function renderUploadText(report: UploadReport, options: {color?: boolean
  */
 export function uploadTextLines(report: UploadReport): TextLine[] {
   const lines: TextLine[] = report.problems.map(uploadProblemLine)
-  const subject = `${report.pluginId ?? '?'} ${report.version ?? '?'}`
+  const subject = `${report.id ?? '?'} ${report.version ?? '?'}`
   const errors = report.problems.filter((problem) => problem.severity === 'error').length
   lines.push(report.accepted ? `accepted ${subject}` : `refused ${subject}: ${plural(errors, 'problem')}`)
   return lines

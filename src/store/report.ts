@@ -29,8 +29,8 @@ export interface UploadProblem {
 export interface UploadReport {
   /** True when no problem is an error and the signature verdict is Trusted. */
   accepted: boolean
-  /** The manifest's id and version, null when they could not be read. */
-  pluginId: string | null
+  /** The manifest's id and version, null when they could not be read (`id`, as in every result and in `store verify --json`). */
+  id: string | null
   version: string | null
   /** Validation problems (in report order), then the signature's, the publisher's and the version's. */
   problems: UploadProblem[]

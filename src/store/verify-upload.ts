@@ -1,5 +1,11 @@
+import type {Readable} from 'node:stream'
+import type {ReadableStream} from 'node:stream/web'
+import {isArchiveError} from '../archive/errors.js'
+import {archiveTooLarge, resolveLimits} from '../archive/limits.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {judgeContents} from '../artifact/validate-artifact.js'
+import {throwIfCancelled} from '../cancellation.js'
+import {withSpooledFile} from '../fs/spool.js'
 import type {ValidationReport} from '../manifest/report.js'
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {hasMember, isBlank, isRecord, member, quote} from '../manifest/rules/values.js'
@@ -10,7 +16,7 @@ import {readRevocationList} from '../revocation/files.js'
 import {type RevocationList, type VerifiedRevocationList, verifyRevocationList} from '../revocation/list.js'
 import {verdictOf, type VerificationResult, type VerifyCode, type VerifyProblem} from '../signing/result.js'
 import {checkContents} from '../signing/verify.js'
-import {readArtifactContents} from '../signing/verify-artifact.js'
+import {archiveProblem, readArtifactContents} from '../signing/verify-artifact.js'
 import {StoreError} from './errors.js'
 import type {UploadProblem, UploadReport} from './report.js'
 
@@ -21,6 +27,13 @@ export interface UploadAccount {
   /** The account's publisher id: a manifest `publisher.id` must equal it; without one, a manifest may not claim any. */
   id?: string
 }
+
+/**
+ * An upload as a store holds it: the path of its file, its bytes, or a stream of them (a web `ReadableStream`
+ * or a Node `Readable`, giving bytes). Bytes and streams are written to a private temporary file first, which
+ * is removed afterwards; a stream is read no further than the archive size limit.
+ */
+export type Upload = string | Uint8Array | ReadableStream<Uint8Array> | Readable
 
 /** How to judge an upload. */
 export interface VerifyUploadOptions {
@@ -37,6 +50,13 @@ export interface VerifyUploadOptions {
   now?: Date
   /** Archive limits (defaults for anything not given). */
   limits?: Partial<ArchiveLimits>
+  /** How the report's messages name the upload (default: its path; `upload.svcPlugin` for bytes and a stream). */
+  label?: string
+  /**
+   * Cancels the verification: it rejects with an error named `AbortError` (code `cancelled`, the signal's
+   * reason as its `cause`) instead of giving a report, and leaves no temporary file.
+   */
+  signal?: AbortSignal
   /**
    * Refuse an upload whose signature does not cover its container (`container-unsigned`: signed without
    * `containerDigest`). On by default; `false` accepts one with that warning instead.
@@ -60,29 +80,26 @@ export interface VerifyUploadOptions {
  * 3. `publisher-mismatch`: `publisher.name` is not the account name; `publisher.id` is present and not the
  *    account id (or the account has none). A missing or mistyped publisher is left to the validator.
  * 4. `version-not-newer`: the version is not greater (SemVer 2.0 precedence) than every published version.
- * Throws only for unusable options: `invalid-argument` (StoreError), `trust-store-invalid` (SigningError).
+ * An upload over the archive size limit, or bytes that are no artifact, are judged like any bad upload (a
+ * report). Throws for what is not the upload's fault: unusable options (`invalid-argument`, a StoreError;
+ * `trust-store-invalid`, a SigningError), a path that cannot be read (the reader's ArchiveError
+ * `file-not-found`, `unreadable`, `not-an-artifact` for a folder or a FIFO), a stream that fails
+ * (`unreadable`), a temporary file that cannot be written (`write-failed`), and a cancellation (`signal`).
  */
-export async function verifyUpload(artifact: string, options: VerifyUploadOptions): Promise<UploadReport> {
+export async function verifyUpload(upload: Upload, options: VerifyUploadOptions): Promise<UploadReport> {
   const {account, publishedVersions = []} = checkOptions(options)
   const trust = parseTrustStore(options.trust)
   const now = options.now ?? new Date()
-  const listProblems: UploadProblem[] = []
-  let revocations: VerifiedRevocationList | null = null
-  if (options.revocations !== undefined) {
-    try {
-      revocations = verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
-      if (revocations.stale) listProblems.push({code: 'revocation-list-stale', severity: 'warning', message: `The revocation list (sequence ${revocations.content.sequence}) is past its nextUpdate ${revocations.content.nextUpdate}; it was applied because stale lists were allowed.`})
-    } catch (error) {
-      if (!(error instanceof RevocationError) || (error.code !== 'revocation-list-invalid' && error.code !== 'revocation-list-stale')) throw error
-      listProblems.push({code: error.code, severity: 'error', message: error.message})
-    }
-  }
-
-  const outcome = await readArtifactContents(artifact, {limits: options.limits, secrets: true}, async (contents) => ({
-    validation: judgeContents(contents, {label: artifact, level: 'publication'}),
-    verification: checkContents(contents, {trust, now, revocations, requireContainerSignature: options.requireContainerSignature !== false}),
-    manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
-  }))
+  const {revocations, listProblems} = revocationsOf(options, trust, now)
+  const label = options.label ?? (typeof upload === 'string' ? upload : 'upload.svcPlugin')
+  const {limits, signal} = options
+  const outcome = await withUploadFile(upload, {limits, signal}, (file) =>
+    readArtifactContents(file, {limits, secrets: true, signal, throwUnreadableFile: true}, async (contents) => ({
+      validation: judgeContents(contents, {label, level: 'publication'}),
+      verification: checkContents(contents, {trust, now, revocations, requireContainerSignature: options.requireContainerSignature !== false}),
+      manifest: contents.manifest?.document.ok === true ? contents.manifest.document.value : null,
+    })),
+  )
   if ('code' in outcome) return unreadableReport(outcome)
 
   const {validation, verification, manifest} = outcome
@@ -96,7 +113,7 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
   ]
   return {
     accepted: verification.verdict === 'Trusted' && !problems.some((problem) => problem.severity === 'error'),
-    pluginId: validation.pluginId,
+    id: validation.pluginId,
     version: validation.version,
     problems,
     verdict: verification.verdict,
@@ -106,13 +123,43 @@ export async function verifyUpload(artifact: string, options: VerifyUploadOption
 
 /** `verifyUpload` with the trust store and (optionally) the revocation list read from files. */
 export async function verifyUploadFiles(
-  artifact: string,
+  artifact: Upload,
   options: Omit<VerifyUploadOptions, 'trust' | 'revocations'> & {trustFile: string; revocationsFile?: string},
 ): Promise<UploadReport> {
   const {trustFile, revocationsFile, ...rest} = options
   const trust = await readTrustStore(trustFile)
   const revocations = revocationsFile === undefined ? undefined : await readRevocationList(revocationsFile)
   return verifyUpload(artifact, {...rest, trust, revocations})
+}
+
+/**
+ * Hands `use` the file of an upload: its path, or a private temporary file its bytes or stream are written to
+ * (and removed from afterwards). One over the archive size limit is refused as an archive of that size is,
+ * with nothing more of it read.
+ */
+async function withUploadFile<T>(upload: Upload, options: {limits: Partial<ArchiveLimits> | undefined; signal: AbortSignal | undefined}, use: (file: string) => Promise<T | VerifyProblem>): Promise<T | VerifyProblem> {
+  throwIfCancelled(options.signal)
+  if (typeof upload === 'string') return use(upload)
+  const limits = resolveLimits(options.limits)
+  try {
+    return await withSpooledFile(upload, {maxBytes: limits.maxArchiveBytes, tooLarge: (atLeast) => archiveTooLarge(limits, atLeast, !(upload instanceof Uint8Array)), signal: options.signal}, use)
+  } catch (error) {
+    if (isArchiveError(error, 'limit-exceeded') && error.details.reason === 'archive-too-large') return archiveProblem(error)
+    throw error
+  }
+}
+
+/** The revocation list verified at `now`, or the problem it has (the signature is then checked without it). */
+function revocationsOf(options: VerifyUploadOptions, trust: TrustStore, now: Date): {revocations: VerifiedRevocationList | null; listProblems: UploadProblem[]} {
+  if (options.revocations === undefined) return {revocations: null, listProblems: []}
+  try {
+    const revocations = verifyRevocationList(options.revocations, trust, {now, allowStale: options.allowStaleRevocations})
+    const stale: UploadProblem = {code: 'revocation-list-stale', severity: 'warning', message: `The revocation list (sequence ${revocations.content.sequence}) is past its nextUpdate ${revocations.content.nextUpdate}; it was applied because stale lists were allowed.`}
+    return {revocations, listProblems: revocations.stale ? [stale] : []}
+  } catch (error) {
+    if (!(error instanceof RevocationError) || (error.code !== 'revocation-list-invalid' && error.code !== 'revocation-list-stale')) throw error
+    return {revocations: null, listProblems: [{code: error.code, severity: 'error', message: error.message}]}
+  }
 }
 
 function checkOptions(options: VerifyUploadOptions): VerifyUploadOptions {
@@ -179,7 +226,7 @@ function versionProblems(manifest: Record<string, unknown> | null, published: re
 function unreadableReport(failure: VerifyProblem & {code: VerifyCode}): UploadReport {
   const problem: UploadProblem = {code: failure.code, severity: 'error', message: failure.message}
   if (failure.archiveCode !== undefined) problem.archiveCode = failure.archiveCode
-  return {accepted: false, pluginId: null, version: null, problems: [problem], verdict: verdictOf[failure.code], certificateId: null}
+  return {accepted: false, id: null, version: null, problems: [problem], verdict: verdictOf[failure.code], certificateId: null}
 }
 
 /** A validation diagnostic as an upload problem: located by its pointer, or by the other file it is in and the line there. */

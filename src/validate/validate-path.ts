@@ -46,6 +46,8 @@ export interface ValidatePathOptions {
   host?: {rid?: string; hostVersion?: string; protocol?: ProtocolRange}
   /** The archive limits an artifact is judged by, and a folder's future artifact (default: the readers' limits). */
   limits?: Partial<ArchiveLimits>
+  /** Cancels reading an artifact or a folder's content: it rejects with an error named `AbortError` (code `cancelled`). */
+  signal?: AbortSignal | undefined
 }
 
 /**
@@ -68,7 +70,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   const given = (selected[0] === undefined ? 'manifest.json' : subject[selector]) as string
   const absolute = path.resolve(cwd, given)
   const kind = selector === 'path' ? await subjectKind(absolute, given) : await requireKind(selector, absolute, given)
-  if (kind === 'artifact') return validateArtifact(absolute, {...(options.level ? {level: options.level} : {}), label: given, ...(options.limits ? {limits: options.limits} : {})})
+  if (kind === 'artifact') return validateArtifact(absolute, {...(options.level ? {level: options.level} : {}), label: given, signal: options.signal, ...(options.limits ? {limits: options.limits} : {})})
   const level = options.level ?? 'development'
   const root = kind === 'directory' ? absolute : path.dirname(absolute)
   const file = kind === 'directory' ? path.join(given, 'manifest.json') : given
@@ -76,7 +78,7 @@ export async function validatePath(subject: ValidationSubject = {}, options: Val
   let content: PackageContent | undefined
   let host: HostContext | undefined
   if (read.ok && member(read.value, 'manifestVersion') === supportedManifestVersion) {
-    if (levelIncludes(level, 'package')) content = await readPackage(root, read.value, {digests: Array.isArray(member(read.value, 'files')), limits: options.limits})
+    if (levelIncludes(level, 'package')) content = await readPackage(root, read.value, {digests: Array.isArray(member(read.value, 'files')), limits: options.limits, signal: options.signal})
     host = {
       rid: options.host?.rid ?? hostRid(),
       ...(options.host?.hostVersion === undefined && options.host?.protocol === undefined
@@ -118,8 +120,8 @@ async function requireKind(selector: keyof typeof flagOfKind, absolute: string, 
  * A folder's package content judged as pack judges it: its files, their secrets, and every refusal pack would
  * make of it, the size of the manifest it would pack last (as pack measures it, after the entries).
  */
-async function readPackage(root: string, manifest: Record<string, unknown>, options: {digests: boolean; limits: Partial<ArchiveLimits> | undefined}): Promise<PackageContent> {
-  const content = await readFolderContent(root, {digests: options.digests, secrets: true, ...(options.limits ? {limits: options.limits} : {})})
+async function readPackage(root: string, manifest: Record<string, unknown>, options: {digests: boolean; limits: Partial<ArchiveLimits> | undefined; signal: AbortSignal | undefined}): Promise<PackageContent> {
+  const content = await readFolderContent(root, {digests: options.digests, secrets: true, signal: options.signal, ...(options.limits ? {limits: options.limits} : {})})
   const packed = packedManifestRefusal(manifest, [...content.files].map(([name, file]) => ({name, size: file.size})), resolveLimits(options.limits))
   return packed === null ? content : {...content, refusals: [...(content.refusals ?? []), packed]}
 }

@@ -1,5 +1,6 @@
 import {access} from 'node:fs/promises'
 import path from 'node:path'
+import {isCancellation, throwIfCancelled} from '../cancellation.js'
 import {isSvcPluginError} from '../errors.js'
 import {ValidationError} from '../manifest/errors.js'
 import type {SubjectResult} from '../manifest/report.js'
@@ -38,7 +39,10 @@ export async function validatePaths(paths: readonly string[], options: ValidateP
     } else subjects.push(...matches)
   }
   const results: SubjectResult[] = []
-  for (const subject of subjects) results.push(typeof subject === 'string' ? await validateOne(subject, options) : subject)
+  for (const subject of subjects) {
+    throwIfCancelled(options.signal)
+    results.push(typeof subject === 'string' ? await validateOne(subject, options) : subject)
+  }
   return results
 }
 
@@ -46,7 +50,8 @@ async function validateOne(given: string, options: ValidatePathOptions): Promise
   try {
     return await validatePath({path: given}, options)
   } catch (error) {
-    if (!isSvcPluginError(error)) throw error
+    // A cancellation ends the whole run; any other refusal is this subject's result.
+    if (!isSvcPluginError(error) || isCancellation(error)) throw error
     return {path: given, code: error.code, message: error.message, error}
   }
 }

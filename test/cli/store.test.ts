@@ -3,6 +3,7 @@ import {writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {base64Line} from '../../src/pki/base64.js'
+import {verifyUpload} from '../../src/store/verify-upload.js'
 import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
 import {fieldsOf, type TestPki} from '../signing/pki.js'
 import {livePki, unsignedUpload, writeArtifact, writeSignedUpload} from '../store/uploads.js'
@@ -54,6 +55,15 @@ describe('svc-plugin store verify', () => {
     assert.deepEqual(result.json.problems.map((problem: {code: string}) => problem.code).sort(), ['entrypoint-not-packed', 'publication-metadata-missing', 'signature-missing', 'version-not-newer'])
   })
 
+  it('prints the library report as it is behind the path, naming the plugin id `id` in both', async () => {
+    for (const artifact of ['upload.svcPlugin', 'broken.svcPlugin']) {
+      const result = await runCliJson(['store', 'verify', at(artifact), '--trust', at('trust.json'), '--account-name', 'Example Labs', '--account-id', 'com.example'])
+      const report = await verifyUpload(at(artifact), {account: {name: 'Example Labs', id: 'com.example'}, trust: pki.trust})
+      assert.equal(report.id, 'com.example.weather-station')
+      assert.deepEqual(result.json, {path: at(artifact), ...report})
+    }
+  })
+
   it('refuses a revoked signer with --revocations', async () => {
     const revoked = await runCli(['cert', 'revoke', '--list', at('revocations.json'), '--root-key', at('root.key'), '--root-key-id', pki.rootKeyId, '--certificate-id', fieldsOf(pki.certificate).certificateId as string, '--reason', 'key-compromise'])
     assert.equal(revoked.status, 0, revoked.stderr)
@@ -62,10 +72,11 @@ describe('svc-plugin store verify', () => {
     assert.deepEqual([result.json.verdict, result.json.problems.map((problem: {code: string}) => problem.code)], ['Revoked', ['revoked']])
   })
 
-  it('exits 3 for an artifact that does not exist', async () => {
+  it('exits 3 for an artifact that does not exist: file-not-found, an error and not a report', async () => {
     const result = await storeVerify('missing.svcPlugin', '--account-name', 'Example Labs')
     assert.equal(result.status, 3)
-    assert.match(result.stdout, /^error package-unreadable: /)
+    assert.equal(result.stdout, '')
+    assert.match(result.stderr, /^error file-not-found: .*missing\.svcPlugin does not exist\.\n$/)
   })
 
   it('exits 2 for a published version that is not SemVer', async () => {

@@ -110,13 +110,16 @@ describe('README', () => {
     )
   })
 
-  it('shows library code that compiles against the public API', () => {
-    const [code] = blocks('ts')
-    assert.ok(code !== undefined, 'the README has no TypeScript example')
-    const file = path.join(work, 'example.mts')
-    // What the example leaves to the host: where its data lives and how it starts and reports.
-    writeFileSync(file, `${code}\ndeclare const hostDataDir: string\ndeclare function startPlugin(entrypoint: unknown): void\ndeclare function showRefusal(code: string, message: string): void\ndeclare function refuseToLaunch(problems: unknown[]): void\nexport {}\n`)
-    const program = ts.createProgram([file], {
+  it('shows library code that compiles against the public API, every example of it', () => {
+    const examples = blocks('ts')
+    assert.ok(examples.length > 0, 'the README has no TypeScript example')
+    // What the examples leave to the host: where its data lives and how it starts and reports.
+    const files = examples.map((code, index) => {
+      const file = path.join(work, `example-${index}.mts`)
+      writeFileSync(file, `${code}\ndeclare const hostDataDir: string\ndeclare function startPlugin(entrypoint: unknown): void\ndeclare function showRefusal(code: string, message: string): void\ndeclare function refuseToLaunch(problems: unknown[]): void\nexport {}\n`)
+      return file
+    })
+    const program = ts.createProgram(files, {
       module: ts.ModuleKind.NodeNext,
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
       target: ts.ScriptTarget.ES2022,

@@ -94,7 +94,7 @@ describe('text lines', () => {
     )
     fc.assert(
       fc.property(fc.array(fc.record({code: fc.constant('publisher-mismatch' as const), severity, message: hostileString, pointer: hostileString}), {maxLength: 3}), hostileString, (problems, id) => {
-        assertContained(renderUploadText({accepted: false, pluginId: id, version: id, problems, verdict: 'Unsigned', certificateId: null}))
+        assertContained(renderUploadText({accepted: false, id, version: id, problems, verdict: 'Unsigned', certificateId: null}))
       }),
       runs,
     )

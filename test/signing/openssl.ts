@@ -43,7 +43,7 @@ export function opensslSigner(key: OpensslKey): Signer {
   return async (message) => opensslSign(key, message)
 }
 
-/** A shell command for `--signer-command`: the message from stdin into a temporary file, signed by OpenSSL, the raw signature on stdout. */
+/** A shell command for `--signer-command`: OpenSSL signs the message file the signer names in SVC_PLUGIN_MESSAGE_FILE, the raw signature on stdout. */
 export function opensslSignerCommand(key: OpensslKey): string {
-  return `m=$(mktemp) && cat > "$m" && openssl pkeyutl -sign -rawin -inkey '${key.pem}' -in "$m"; s=$?; rm -f "$m"; exit $s`
+  return `openssl pkeyutl -sign -rawin -inkey '${key.pem}' -in "$SVC_PLUGIN_MESSAGE_FILE"`
 }

@@ -33,7 +33,7 @@ describe('verifyUpload', () => {
     const report = await judge(accepted, {publishedVersions: ['1.0.0', '1.4.1', '1.4.2-beta.1']})
     assert.deepEqual(report, {
       accepted: true,
-      pluginId: 'com.example.weather-station',
+      id: 'com.example.weather-station',
       version: '1.4.2',
       problems: [],
       verdict: 'Trusted',
@@ -172,7 +172,7 @@ describe('verifyUpload', () => {
     const file = path.join(dir, 'not-a-zip.svcPlugin')
     await writeFile(file, 'plain text')
     const report = await judge(file)
-    assert.deepEqual([report.accepted, report.verdict, report.pluginId], [false, 'Malformed', null])
+    assert.deepEqual([report.accepted, report.verdict, report.id], [false, 'Malformed', null])
     assert.equal(report.problems.length, 1)
     assert.equal(report.problems[0]?.code, 'package-unreadable')
     assert.equal(report.problems[0]?.archiveCode, 'not-an-artifact')

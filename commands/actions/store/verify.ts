@@ -1,4 +1,5 @@
 import {uploadTextLines, verifyUploadFiles, type UploadReport} from '../../../src/index.js'
+import {commandSignal} from '../../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
 
@@ -29,10 +30,11 @@ export async function storeVerifyCommand({args: {artifact}, flags}: StoreVerifyI
     revocationsFile: revocations,
     allowStaleRevocations,
     requireContainerSignature: flags['require-container-signature'],
+    signal: commandSignal(),
   })
+  // The library's report as it is, behind the path it names.
   if (json) {
-    const {accepted, pluginId, ...rest} = report
-    output.outJson({path: artifact, accepted, id: pluginId, ...rest})
+    output.outJson({path: artifact, ...report})
   } else if (!quiet || !report.accepted) {
     output.outAlways(uploadTextLines(report))
   }

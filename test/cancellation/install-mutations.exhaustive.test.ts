@@ -1,0 +1,3 @@
+import {installMutationSuite} from './mutation-aborts.js'
+
+installMutationSuite('all', 'full')
