@@ -95,3 +95,14 @@ export function parseCount(input: string, minimum: number): number | undefined {
   const value = Number(input)
   return Number.isSafeInteger(value) && value >= minimum ? value : undefined
 }
+
+/** The flags of the signing routes (commands/signing-routes.ts) every signing command declares beside its private key flag. */
+export const signingRouteFlags = {
+  'signer-command': Flags.string({
+    description: 'Sign with a key held elsewhere: this command is run through the shell with the bytes to sign on its standard input, and prints the 64-byte Ed25519 signature (raw, or one line of base64).',
+    helpValue: '<command>',
+  }),
+  prepare: Flags.string({description: 'Write the exact bytes the key must sign to this file, and nothing else (complete later with --prepared and --signature).', helpValue: '<file>'}),
+  prepared: Flags.string({description: 'Complete from the statement --prepare wrote (with --signature).', helpValue: '<file>'}),
+  signature: Flags.string({description: 'The 64-byte Ed25519 signature of the --prepared statement, raw or one line of base64.', helpValue: '<file>'}),
+}

@@ -69,6 +69,19 @@ async function writeVersion(from: string, to: string, version: string, change: (
   await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)
 }
 
+/** Runs another tool (OpenSSL) in the work folder, prints the command, stops the demo when it fails. */
+function tool(command: string, args: string[]): string
+function tool(command: string, args: string[], encoding: 'buffer'): Buffer
+function tool(command: string, args: string[], encoding: 'utf8' | 'buffer' = 'utf8'): string | Buffer {
+  process.stdout.write(`${dim('$')} ${command} ${args.join(' ')}\n`)
+  const result = spawnSync(command, args, {cwd: work, encoding})
+  if (result.status !== 0) {
+    process.stderr.write(`demo: "${command} ${args.join(' ')}" failed (${result.error?.message ?? `exit ${result.status}`}): ${String(result.stderr)}\n`)
+    process.exit(1)
+  }
+  return result.stdout
+}
+
 function isoInDays(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
@@ -138,6 +151,23 @@ async function main(): Promise<void> {
     const update = ['install', 'weather-1.6.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0']
     run(update, 1)
     run([...update, '--accept-new-permissions'])
+    heading('12. A key that never leaves its vault')
+    // OpenSSL holds the key (as a hardware module or an offline machine would); svc-plugin sees only the public half.
+    tool('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', 'vault.pem'])
+    const der = tool('openssl', ['pkey', '-in', 'vault.pem', '-pubout', '-outform', 'DER'], 'buffer')
+    await writeFile(path.join(work, 'vault.pub'), `${Buffer.from(der.subarray(12)).toString('base64')}\n`)
+    run([
+      'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
+      '--subject-public-key', 'vault.pub', '--subject-kind', 'organization',
+      '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--usage', 'package',
+      '--not-after', isoInDays(365), '--output', 'vault',
+    ])
+    const vaultChain = ['--certificate', 'vault/certificate.json', '--certificate-signature', 'vault/certificate.sig']
+    run(['sign', 'weather-1.4.2.svcPlugin', ...vaultChain, '--prepare', 'weather.statement'])
+    process.stdout.write(`${(await readFile(path.join(work, 'weather.statement'), 'utf8')).replace(/^/gm, '  ').trimEnd()}\n`)
+    tool('openssl', ['pkeyutl', '-sign', '-rawin', '-inkey', 'vault.pem', '-in', 'weather.statement', '-out', 'weather.sig'])
+    run(['sign', 'weather-1.4.2.svcPlugin', ...vaultChain, '--prepared', 'weather.statement', '--signature', 'weather.sig', '--output', 'weather-1.4.2.vault.svcPlugin'])
+    run(['verify', 'weather-1.4.2.vault.svcPlugin', '--trust', 'root/trust.json'])
     heading('13. The store countersigns; a host requires it')
     run(['keygen', '--output', 'store', '--name', 'store'])
     run([

@@ -32,10 +32,19 @@ export type {ArtifactDigest} from './artifact/digest.js'
 
 // ── Keys, certificates, signing, revocation ────────────────────────────────────────────────────────────
 export {writeKeyPair, type WrittenKeyPair} from './pki/keys.js'
-export {writeRoot, type WrittenRoot} from './pki/trust.js'
-export {issueCertificateFiles, readCertificateFiles, type IssueCertificateFilesOptions, type IssuedCertificateFiles} from './pki/certificate-files.js'
+export {writeRoot, writeRootOfPublicKey, type WrittenPublicRoot, type WrittenRoot} from './pki/trust.js'
+export {issueCertificateFiles, prepareCertificateFiles, readCertificateFiles, type IssueCertificateFilesOptions, type IssuedCertificateFiles, type PrepareCertificateFilesOptions} from './pki/certificate-files.js'
 export {keyUsages, subjectKinds} from './pki/certificate.js'
-export {signArtifact, type SignArtifactOptions, type SignArtifactResult} from './signing/sign-artifact.js'
+export {
+  prepareArtifactSignature,
+  signArtifact,
+  type PrepareArtifactSignatureOptions,
+  type PrepareArtifactSignatureTarget,
+  type PreparedArtifactSignature,
+  type SignArtifactOptions,
+  type SignArtifactResult,
+} from './signing/sign-artifact.js'
+export type {KeySource, PreparedSignature, SigningKeyOptions, SigningKeySource} from './pki/signing-key.js'
 export {revokeInFile, type RevokeInFileOptions, type RevokeInFileResult} from './revocation/update.js'
 export {revocationReasons, revocationKinds} from './revocation/list.js'
 

@@ -1,5 +1,6 @@
 import type {ByteRange} from '../archive/file-digest.js'
 import type {ArchiveEntry, EntryLocation, StrictArchive} from '../archive/types.js'
+import {signerMembers} from '../model/signing-files.js'
 import {locateTrailer} from './trailer.js'
 
 /**
@@ -10,7 +11,7 @@ import {locateTrailer} from './trailer.js'
  */
 
 /** The manifest member that carries the container digest. */
-export const containerDigestMember = 'containerDigest'
+export const containerDigestMember = signerMembers.containerDigest
 
 /** Bytes of a digest in hex. */
 const hexLength = 64

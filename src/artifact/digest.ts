@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 import {compareEntryNames} from '../archive/names.js'
 import type {EntryDigest} from '../archive/types.js'
 import {SigningError} from '../pki/errors.js'
+import {parseTimestamp} from '../pki/timestamp.js'
 
 /** What the canonical artifact digest covers: the unsigned manifest U and every other archive entry. */
 export interface ArtifactDigestInput {
@@ -52,4 +53,22 @@ export function computeArtifactDigest(input: ArtifactDigestInput): ArtifactDiges
 /** The exact text an artifact signature covers, each line `\n`-terminated. */
 export function signatureMessage(fields: {keyId: string; signedAt: string; artifactDigestHex: string}): string {
   return ['svc-plugin-signature/1', 'algorithm ed25519', `key-id ${fields.keyId}`, `signed-at ${fields.signedAt}`, `artifact-digest sha256:${fields.artifactDigestHex}`, ''].join('\n')
+}
+
+/** The fields of an artifact signature statement. */
+export interface SignatureStatement {
+  keyId: string
+  signedAt: string
+  /** 64 lowercase hex digits. */
+  artifactDigestHex: string
+}
+
+const statementShape = /^svc-plugin-signature\/1\nalgorithm ed25519\nkey-id (cert_[0-9a-f]{32})\nsigned-at ([0-9TZ:-]{20})\nartifact-digest sha256:([0-9a-f]{64})\n$/
+
+/** The fields of `bytes` when they are exactly a {@link signatureMessage} (a valid signing time included), or null. */
+export function parseSignatureMessage(bytes: Uint8Array): SignatureStatement | null {
+  const match = statementShape.exec(Buffer.from(bytes).toString('latin1'))
+  if (match === null) return null
+  const [, keyId, signedAt, artifactDigestHex] = match as unknown as [string, string, string, string]
+  return parseTimestamp(signedAt) === null ? null : {keyId, signedAt, artifactDigestHex}
 }

@@ -1,8 +1,9 @@
 import type {FileDigest} from '../model/manifest.js'
+import {signerMemberNames} from '../model/signing-files.js'
 
 /**
  * The manifest written into an artifact: the source manifest with `files` and `languages` replaced and
- * `signature` dropped, every other property — unknown ones included — kept in its order; 2-space indent
+ * the members only the signer writes (`signature`, `containerDigest`) dropped, every other property — unknown ones included — kept in its order; 2-space indent
  * and one `\n` at the end. A property that was absent is appended at the end.
  *
  * The output object is built with defined properties on a prototype-less object, so that no member name is
@@ -14,7 +15,7 @@ export function renderPackedManifest(source: Record<string, unknown>, replacemen
     Object.defineProperty(output, key, {value, enumerable: true, writable: true, configurable: true})
   }
   for (const key of Object.keys(source)) {
-    if (key === 'signature') continue
+    if (signerMemberNames.includes(key)) continue
     if (key === 'languages' && replacements.languages !== undefined) set(key, replacements.languages)
     else if (key === 'files') set(key, replacements.files)
     else set(key, source[key])

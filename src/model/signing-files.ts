@@ -12,3 +12,12 @@ export const signingFileNames = {
 
 /** {@link signingFileNames} as a list. */
 export const signingEntryNames: readonly string[] = Object.values(signingFileNames)
+
+/**
+ * The manifest members only the signer writes: `signature` (the trailer) and `containerDigest` (the container
+ * digest it signs). `pack` drops an authored one, so `sign` never meets one.
+ */
+export const signerMembers = {signature: 'signature', containerDigest: 'containerDigest'} as const
+
+/** {@link signerMembers} as a list. */
+export const signerMemberNames: readonly string[] = Object.values(signerMembers)

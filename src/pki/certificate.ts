@@ -167,21 +167,37 @@ export function validityInside(inner: Certificate, outer: Certificate): boolean 
   )
 }
 
-/** What `issueCertificate` needs. */
-export interface IssueCertificateOptions {
+/** What a certificate to issue is made of: everything `issueCertificate` needs but the signing key. */
+export interface CertificateToIssueOptions {
   subject: CertificateSubject
   subjectPublicKey: Uint8Array
   keyUsage: KeyUsage
   notBefore: Date | string
   notAfter: Date | string
-  /** The root's private seed, or the issuer's when `issuerCertificate` is given. */
-  signerPrivateKey: Uint8Array
   /** Required without `issuerCertificate`; with one it defaults to (and must equal) the issuer's. */
   rootKeyId?: string
   /** The exact bytes of `issuer.json` when an issuer certificate signs (schemaVersion 2). */
   issuerCertificate?: Uint8Array
   /** The issue time written as `issuedAt`; defaults to the current time. */
   now?: Date
+  /** The certificate id; default `cert_` + 32 random hex digits (a prepared statement's own when completing one). */
+  certificateId?: string
+  /** The signer's public key, checked against the issuer certificate's (`key-mismatch`); unknown (a vault) when absent. */
+  signerPublicKey?: Uint8Array
+}
+
+/** What `issueCertificate` needs. */
+export interface IssueCertificateOptions extends CertificateToIssueOptions {
+  /** The root's private seed, or the issuer's when `issuerCertificate` is given. */
+  signerPrivateKey: Uint8Array
+}
+
+/** A certificate ready to be signed: its fields, the exact bytes of its JSON file, and the statement the key signs. */
+export interface CertificateToIssue {
+  certificate: Certificate
+  certificateJson: Uint8Array
+  /** `svc-plugin-certificate/1\n` then `certificateJson`: what the root's or the issuer's key signs. */
+  statement: Uint8Array
 }
 
 /** An issued certificate: the bytes of its JSON file and the base64 of its signature. */
@@ -198,6 +214,15 @@ export interface IssuedCertificate {
  * issuer's, validity outside the issuer's, and a third chain level (`chain-too-long`).
  */
 export function issueCertificate(options: IssueCertificateOptions): IssuedCertificate {
+  const toIssue = certificateToIssue({...options, signerPublicKey: publicKeyOf(options.signerPrivateKey)})
+  return {certificateJson: toIssue.certificateJson, certificateSig: encodeBase64(sign(toIssue.statement, options.signerPrivateKey)), certificate: toIssue.certificate}
+}
+
+/**
+ * The certificate {@link issueCertificate} would sign, with every refusal it makes, and the statement the
+ * signing key signs; the signature is made elsewhere (a vault, a prepared statement completed later).
+ */
+export function certificateToIssue(options: CertificateToIssueOptions): CertificateToIssue {
   const notBefore = timestampOption(options.notBefore, 'notBefore', 'The start of the validity')
   const notAfter = timestampOption(options.notAfter, 'notAfter', 'The end of the validity')
   if ((parseTimestamp(notBefore) as number) > (parseTimestamp(notAfter) as number)) {
@@ -215,7 +240,7 @@ export function issueCertificate(options: IssueCertificateOptions): IssuedCertif
   }
   const certificate: Certificate = {
     schemaVersion: issuer === undefined ? 1 : 2,
-    certificateId: `cert_${randomBytes(16).toString('hex')}`,
+    certificateId: options.certificateId ?? `cert_${randomBytes(16).toString('hex')}`,
     subject: {kind: options.subject.kind, id: options.subject.id, name: options.subject.name},
     algorithm: 'ed25519',
     publicKey: encodeBase64(options.subjectPublicKey),
@@ -226,18 +251,25 @@ export function issueCertificate(options: IssueCertificateOptions): IssuedCertif
     rootKeyId,
   }
   if (issuer !== undefined) {
-    assertCanIssue(issuer, certificate, options.signerPrivateKey)
+    assertCanIssue(issuer, certificate, options.signerPublicKey ?? null)
     certificate.issuer = issuer.certificateId
   }
   const problem = checkCertificate(certificate as unknown as Record<string, unknown>)
   if (problem !== null) throw new SigningError('certificate-malformed', `The certificate would be malformed: ${problem}.`)
   const certificateJson = new Uint8Array(Buffer.from(`${JSON.stringify(certificate, null, 2)}\n`, 'utf8'))
-  const signature = sign(certificateMessage(certificateJson), options.signerPrivateKey)
-  return {certificateJson, certificateSig: encodeBase64(signature), certificate}
+  return {certificate, certificateJson, statement: new Uint8Array(certificateMessage(certificateJson))}
+}
+
+/** The certificate a prepared certificate statement holds (`svc-plugin-certificate/1\n` and a certificate), or null when the bytes are not one. */
+export function certificateOfStatement(statement: Uint8Array): Certificate | null {
+  const domain = Buffer.from(certificateDomain, 'utf8')
+  if (statement.length <= domain.length || !domain.equals(Buffer.from(statement.subarray(0, domain.length)))) return null
+  const value = readCertificateObject(statement.subarray(domain.length))
+  return value === null || checkCertificate(value) !== null ? null : (value as unknown as Certificate)
 }
 
 /** The chain rules an issuer certificate must satisfy before it signs `certificate`. */
-function assertCanIssue(issuer: Certificate, certificate: Certificate, signerPrivateKey: Uint8Array): void {
+function assertCanIssue(issuer: Certificate, certificate: Certificate, signerPublicKey: Uint8Array | null): void {
   if (issuer.keyUsage[0] !== 'issuer') {
     throw new SigningError('certificate-wrong-purpose', `The issuer certificate ${issuer.certificateId} has key usage "${issuer.keyUsage[0]}"; only an "issuer" certificate issues certificates.`)
   }
@@ -247,7 +279,7 @@ function assertCanIssue(issuer: Certificate, certificate: Certificate, signerPri
   if (certificate.keyUsage[0] === 'issuer') {
     throw new SigningError('chain-too-long', 'An issuer certificate cannot issue another issuer certificate; the chain is at most root → issuer → certificate.')
   }
-  if (!Buffer.from(publicKeyOf(signerPrivateKey)).equals(Buffer.from(certificatePublicKey(issuer)))) {
+  if (signerPublicKey !== null && !Buffer.from(signerPublicKey).equals(Buffer.from(certificatePublicKey(issuer)))) {
     throw new SigningError('key-mismatch', `The signing key is not the key of the issuer certificate ${issuer.certificateId}.`)
   }
   if (certificate.rootKeyId !== issuer.rootKeyId) {

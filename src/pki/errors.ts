@@ -63,6 +63,12 @@ export type SigningErrorCode =
   | 'signature-invalid'
   /** A signing command could not start, failed, or did not print a signature. */
   | 'signer-failed'
+  /** A prepared statement cannot be read, or is not a statement of the operation completing it. */
+  | 'statement-malformed'
+  /** A prepared statement is not the one this operation would sign (another artifact, key or certificate, a list changed since). */
+  | 'statement-mismatch'
+  /** A signature file cannot be read, or does not hold 64 raw bytes or one line of base64 of 64 bytes. */
+  | 'signature-unreadable'
 
 /** Thrown by the signing layer; callers branch on `code`. */
 export class SigningError extends SvcPluginError<SigningErrorCode> {}

@@ -4,9 +4,10 @@ import {readJsonDocument} from '../json/strict-json.js'
 import path from 'node:path'
 import {decodeBase64, encodeBase64} from './base64.js'
 import {rootKeyIdPattern} from './certificate.js'
-import {generateKeyPair, keyLength} from './ed25519.js'
+import {base64Line} from './base64.js'
+import {generateKeyPair, isStrictPublicKey, keyLength} from './ed25519.js'
 import {SigningError} from './errors.js'
-import {type KeyPair, type WrittenKeyPair, writeKeyPairInto} from './keys.js'
+import {type KeyPair, keyPairFiles, readPublicKeyFile, type WrittenKeyPair, writeKeyPairInto} from './keys.js'
 import {withOutputs} from '../fs/output.js'
 
 /** One trusted root: its id (as certificates name it) and its Ed25519 public key in base64. */
@@ -78,11 +79,17 @@ export function trustedRootKey(trust: TrustStore, rootKeyId: string): Uint8Array
   return root === undefined ? null : decodeBase64(root.publicKey, keyLength)
 }
 
-/** A fresh root: its key pair and a trust store that trusts it. The id defaults to `root_` + 16 random hex digits. */
-export function createRoot(rootKeyId: string = `root_${randomBytes(8).toString('hex')}`): {rootKeyId: string; keyPair: KeyPair; trustStore: TrustStore} {
-  if (!rootKeyIdPattern.test(rootKeyId)) {
-    throw new SigningError('invalid-root-key-id', `The root key id ${JSON.stringify(rootKeyId)} must be "root_" followed by 4 to 32 of [0-9a-z].`)
+/** The id of a new root: the one asked for (`invalid-root-key-id` unless `root_` + 4 to 32 of [0-9a-z]), or `root_` + 16 random hex digits. */
+function newRootKeyId(requested: string = `root_${randomBytes(8).toString('hex')}`): string {
+  if (!rootKeyIdPattern.test(requested)) {
+    throw new SigningError('invalid-root-key-id', `The root key id ${JSON.stringify(requested)} must be "root_" followed by 4 to 32 of [0-9a-z].`)
   }
+  return requested
+}
+
+/** A fresh root: its key pair and a trust store that trusts it. The id defaults to `root_` + 16 random hex digits. */
+export function createRoot(requestedId?: string): {rootKeyId: string; keyPair: KeyPair; trustStore: TrustStore} {
+  const rootKeyId = newRootKeyId(requestedId)
   const keyPair = generateKeyPair()
   return {rootKeyId, keyPair, trustStore: {roots: [{rootKeyId, publicKey: encodeBase64(keyPair.publicKey)}]}}
 }
@@ -106,5 +113,38 @@ export async function writeRoot(dir: string, options: {rootKeyId?: string} = {})
     const written = await writeKeyPairInto(outputs, dir, 'root', keyPair)
     await outputs.newFile(trustStoreFile, `${JSON.stringify(trustStore, null, 2)}\n`)
     return {...written, rootKeyId, trustStore, trustStoreFile}
+  })
+}
+
+/** Where `writeRootOfPublicKey` put a root whose private key it never saw. */
+export interface WrittenPublicRoot {
+  rootKeyId: string
+  trustStore: TrustStore
+  /** `<dir>/root.pub`: the public key, one line of base64. */
+  publicKeyFile: string
+  /** `<dir>/trust.json`. */
+  trustStoreFile: string
+  /** Standard base64 of the root's 32-byte public key. */
+  publicKeyText: string
+}
+
+/**
+ * Writes `root.pub` and `trust.json` into `dir` for a root whose private key stays in a vault: its public
+ * key is read from `publicKeyFile` (`key-unreadable`; `key-invalid` when it is not a strict Ed25519 key).
+ * Never overwrites (`output-exists`); on failure nothing it created is left behind.
+ */
+export async function writeRootOfPublicKey(dir: string, options: {publicKeyFile: string; rootKeyId?: string}): Promise<WrittenPublicRoot> {
+  const publicKey = await readPublicKeyFile(options.publicKeyFile)
+  if (!isStrictPublicKey(publicKey)) throw new SigningError('key-invalid', `${options.publicKeyFile} is not a strict Ed25519 public key (canonical, not the identity, no small-order component).`)
+  const rootKeyId = newRootKeyId(options.rootKeyId)
+  const publicKeyText = encodeBase64(publicKey)
+  const trustStore: TrustStore = {roots: [{rootKeyId, publicKey: publicKeyText}]}
+  const {publicKeyFile} = keyPairFiles(dir, 'root')
+  const trustStoreFile = path.join(dir, trustStoreFileName)
+  return withOutputs(async (outputs) => {
+    await outputs.folder(dir)
+    await outputs.newFile(publicKeyFile, base64Line(publicKey), 0o644)
+    await outputs.newFile(trustStoreFile, `${JSON.stringify(trustStore, null, 2)}\n`)
+    return {rootKeyId, trustStore, publicKeyFile, trustStoreFile, publicKeyText}
   })
 }

@@ -1,4 +1,4 @@
-import {open} from 'node:fs/promises'
+import {open, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {throwIfCancelled} from '../cancellation.js'
@@ -6,7 +6,7 @@ import {temporarySibling} from '../fs/durable.js'
 import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
-import type {ArchiveEntry, ArchiveLimits, EntryDigest, StrictArchive} from '../archive/types.js'
+import type {ArchiveEntry, ArchiveLimits, EntryDigest, EntryLocation, StrictArchive} from '../archive/types.js'
 import {writeArchive, type WriterEntry} from '../archive/writer.js'
 import {containerClaim, type ContainerClaim} from '../artifact/container.js'
 import type {ManifestRead} from '../artifact/contents.js'
@@ -14,8 +14,8 @@ import {withArtifact} from '../artifact/open.js'
 import {readCertificateFiles} from '../pki/certificate-files.js'
 import type {CertificateFiles} from '../pki/certificate.js'
 import {SigningError} from '../pki/errors.js'
-import {readPrivateKeyFile} from '../pki/keys.js'
-import {errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
+import {readKeySource, type SigningKeyOptions, type SigningKeySource} from '../pki/signing-key.js'
+import {artifactStatement, errorFrom, placeholderManifest, planSignature, type SignaturePlan, type SignedContents, signManifest, type SigningCredentials} from './sign.js'
 import {runChecklist} from './verify.js'
 import {readArtifactContents, signerContext} from './verify-artifact.js'
 
@@ -41,19 +41,6 @@ export interface SignArtifactTarget {
    */
   signal?: AbortSignal
 }
-
-/** The certificate's private key, as its 32-byte seed (`privateKey`) or as its file (`privateKeyFile`). */
-export type SigningKeySource =
-  | {
-      /** The 32-byte private seed of the certificate's key. */
-      privateKey: Uint8Array
-      privateKeyFile?: never
-    }
-  | {
-      /** The private key's file, as `keys create` writes it. */
-      privateKeyFile: string
-      privateKey?: never
-    }
 
 /** The signing certificate, as its bytes (`certificate`) or as its two files. */
 export type SigningCertificateSource =
@@ -102,50 +89,50 @@ export interface SignArtifactResult {
  * inflated or compressed again, so the container is the same on every machine), `certificate.json` +
  * `certificate.sig` (and `issuer.*`) added, the signed `manifest.json` stored first, written
  * deterministically through the archive writer beside the output. The container digest of that file is
- * then computed, signed within the manifest and written into it; the file is read back, run through the
- * verification checklist (all but the root link, the container included) and only then moved onto the
- * output. Refuses an existing output (`output-exists`) and everything `planSignature` refuses; a failure
- * leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
+ * then computed, the statement signed with the key (a private key, a signer, or a prepared statement and
+ * its signature: docs/signing.md, "Signing with a key in a vault"), the signature checked against the
+ * certificate's key (`signature-invalid`), and the manifest that carries both written into the file; the
+ * file is read back, run through the verification checklist (all but the root link, the container
+ * included) and only then moved onto the output. Refuses an existing output (`output-exists`), a prepared
+ * statement of another artifact or certificate (`statement-mismatch`) and everything `planSignature`
+ * refuses; a failure leaves nothing behind. Archive errors of the input are thrown as they are (`ArchiveError`).
  */
 export async function signArtifact(options: SignArtifactOptions): Promise<SignArtifactResult> {
   const {signal} = options
   throwIfCancelled(signal)
   const credentials = await readCredentials(options)
   const limits = resolveLimits(options.limits)
-  const now = options.now ?? new Date()
   await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
   return withOutputs(async (outputs) => {
     await outputs.prepare(options.output)
     const target = path.resolve(options.output)
     const temporary = temporarySibling(target)
-    const plan = await withArtifact(options.artifact, {limits, signal}, async (artifact) => {
-      const planned = planSignature(await artifact.contents(), {...credentials, now})
-      await writeSigned(temporary, artifact.archive, planned, {limits, signal})
-      return planned
-    })
     // Removed unless the signed file is moved onto the output.
     outputs.adopt(temporary)
-    const signed = await sealContainer(temporary, plan, {limits, signal})
+    const plan = await writePlaceholderArchive({...credentials, artifact: options.artifact, now: options.now}, temporary, {limits, signal})
+    const {sha256: containerDigest, location} = await containerDigestOf(temporary, {limits, signal})
+    throwIfCancelled(signal)
+    const signed = await signManifest(plan, containerDigest)
+    await sealContainer(temporary, plan, signed, location)
     // sign verifies what it wrote, from the file, as a verifier will read it.
-    const check = await readArtifactContents(temporary, {limits, signal}, async (contents) => runChecklist(contents, signerContext(now)))
+    const check = await readArtifactContents(temporary, {limits, signal}, async (contents) => runChecklist(contents, signerContext(plan.now)))
     // The last abort point: once placed, the signed artifact is the result.
     throwIfCancelled(signal)
     if ('code' in check) throw errorFrom(check)
     await placeFile(temporary, target, false)
-    return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${signed.containerDigest}`}
+    return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${containerDigest}`}
   })
 }
 
 /**
- * The signing key and certificates of `options`, each read from its files when given as files;
- * `invalid-signer` when one is given in neither form or in both, or an issuer file without the other.
+ * The signing key, the certificate and its issuer of `options`, each read from its files when given as files
+ * (a signing command is started with `cwd` and `signal`); `invalid-signer` when the key or the certificate is
+ * given in no form or in two, or an issuer file without the other.
  */
-async function readCredentials(options: SignArtifactOptions): Promise<Omit<SigningCredentials, 'now'>> {
-  const {privateKey, privateKeyFile} = options
-  const key = oneForm('the private key', privateKey, [privateKeyFile])
-  if (key === null) throw new SigningError('invalid-signer', 'Give the private key (privateKey) or its file (privateKeyFile).')
-  const certificates = await readCertificateSources(options)
-  return {privateKey: 'value' in key ? key.value : await readPrivateKeyFile(key.files[0] as string), ...certificates}
+async function readCredentials(options: SignArtifactOptions): Promise<SigningKeyOptions & {certificate: CertificateFiles; issuer?: CertificateFiles}> {
+  const key = await readKeySource(options, 'the signing key', options.signal)
+  if (key === null) throw new SigningError('invalid-signer', 'Signing needs a key: a private key or its file, a signer or a signing command, or a prepared statement with its signature.')
+  return {...key, ...(await readCertificateSources(options))}
 }
 
 /**
@@ -177,6 +164,73 @@ function oneForm<T>(what: string, value: T | undefined, files: readonly (string 
 }
 
 /**
+ * What `prepareArtifactSignature` needs: the artifact, the certificate and its issuer (as bytes or as their
+ * files) and where to write the statement.
+ */
+export type PrepareArtifactSignatureOptions = PrepareArtifactSignatureTarget & SigningCertificateSource & IssuerCertificateSource
+
+/** The artifact whose statement to prepare, where to write it, when, within which limits. */
+export interface PrepareArtifactSignatureTarget {
+  /** The packed, unsigned `.svcPlugin`. */
+  artifact: string
+  /** The signing time (default: now). */
+  now?: Date
+  /** Where to write the statement; never overwritten. */
+  output: string
+  limits?: Partial<ArchiveLimits>
+  /** Cancels the preparation (as {@link SignArtifactOptions.signal} cancels signing). */
+  signal?: AbortSignal
+}
+
+/** What `prepareArtifactSignature` wrote. */
+export interface PreparedArtifactSignature {
+  /** Absolute path of the statement file. */
+  output: string
+  certificateId: string
+  signedAt: string
+  /** Hex SHA-256 of the canonical digest text P the statement names. */
+  artifactDigest: string
+  /** `sha256:` + hex of the container digest the signed manifest will carry. */
+  containerDigest: string
+}
+
+/**
+ * Writes the statement the certificate's key must sign for this artifact, and nothing else: the artifact is
+ * planned and written to a temporary file exactly as {@link signArtifact} writes it, its container digest
+ * computed, and the statement of docs/signing.md §7 (signing time, key id, artifact digest over the manifest
+ * that carries the container digest) written to `output`. The temporary file is removed. Completing with
+ * `prepared` (the statement and its signature) on any machine gives the same container, since sign copies
+ * the payload's compressed bytes as they are. Refuses what `planSignature` refuses and an existing output.
+ */
+export async function prepareArtifactSignature(options: PrepareArtifactSignatureOptions): Promise<PreparedArtifactSignature> {
+  const limits = resolveLimits(options.limits)
+  await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --prepare file or remove it first'})
+  return withOutputs(async (outputs) => {
+    await outputs.prepare(options.output)
+    const target = path.resolve(options.output)
+    const temporary = temporarySibling(target)
+    outputs.adopt(temporary)
+    const {artifact, now, signal} = options
+    const plan = await writePlaceholderArchive({artifact, now, ...(await readCertificateSources(options))}, temporary, {limits, signal})
+    const {sha256: containerDigest} = await containerDigestOf(temporary, {limits, signal})
+    await unlink(temporary)
+    const statement = artifactStatement(plan, containerDigest)
+    await outputs.newFile(target, statement.message)
+    return {output: target, certificateId: plan.certificateId, signedAt: plan.signedAt, artifactDigest: statement.artifactDigest, containerDigest: `sha256:${containerDigest}`}
+  })
+}
+
+/** Plans the signature of `options.artifact` and writes the archive with the placeholder manifest to `file`. */
+async function writePlaceholderArchive(options: SigningCredentials & {artifact: string}, file: string, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<SignaturePlan> {
+  const now = options.now ?? new Date()
+  return withArtifact(options.artifact, {limits, signal}, async (artifact) => {
+    const planned = planSignature(await artifact.contents(), {...options, now})
+    await writeSigned(file, artifact.archive, planned, {limits, signal})
+    return planned
+  })
+}
+
+/**
  * Writes the signed archive with the placeholder manifest (stored, first), then the payload entries
  * copied compressed as they are and the certificate entries, in UTF-8 byte order.
  */
@@ -204,21 +258,24 @@ async function writeSigned(output: string, source: StrictArchive, plan: Signatur
 }
 
 /**
- * Computes the container digest of the archive written with the placeholder manifest (the ranges it counts
- * as zero bytes found as a verifier finds them), signs the manifest that carries it, and writes the real
- * hex digits, signature value and manifest CRC-32 over the placeholders; the file is flushed to disk.
+ * The container digest of the archive written with the placeholder manifest, computed as a verifier
+ * computes it (the ranges it counts as zero found as a verifier finds them), and where its manifest lies.
  */
-async function sealContainer(file: string, plan: SignaturePlan, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<SignedContents & {containerDigest: string}> {
-  const placeholder = placeholderManifest(plan)
-  const claim = containerClaim(placeholder) as ContainerClaim
-  // Opened as a verifier opens it: the container evidence is computed with the ranges a verifier finds.
-  const {location, containerDigest} = await withArtifact(file, {limits, signal}, async (artifact) => {
+async function containerDigestOf(file: string, {limits, signal}: {limits: ArchiveLimits; signal: AbortSignal | undefined}): Promise<{sha256: string; location: EntryLocation}> {
+  return withArtifact(file, {limits, signal}, async (artifact) => {
     const evidence = await (artifact.manifest as ManifestRead).container
     if (evidence === undefined || evidence.sha256 === null) throw new Error('The archive written for signing has no container digest to sign.')
-    return {location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry), containerDigest: evidence.sha256}
+    return {sha256: evidence.sha256, location: artifact.archive.locate(artifact.archive.get(manifestEntryName) as ArchiveEntry)}
   })
-  throwIfCancelled(signal)
-  const signed = signManifest(plan, containerDigest)
+}
+
+/**
+ * Writes the signed manifest's hex digits, signature value and CRC-32 over the placeholders of the archive
+ * written with the placeholder manifest; the file is flushed to disk.
+ */
+async function sealContainer(file: string, plan: SignaturePlan, signed: SignedContents, location: EntryLocation): Promise<void> {
+  const placeholder = placeholderManifest(plan)
+  const claim = containerClaim(placeholder) as ContainerClaim
   const manifest = Buffer.from(signed.manifest)
   if (manifest.length !== placeholder.length) throw new Error('The signed manifest does not have the length of its placeholder.')
   const crc = Buffer.alloc(4)
@@ -239,5 +296,4 @@ async function sealContainer(file: string, plan: SignaturePlan, {limits, signal}
   } finally {
     await handle.close()
   }
-  return {...signed, containerDigest}
 }

@@ -2,7 +2,7 @@ import type {EntryDigest} from '../archive/types.js'
 import type {ArtifactContents} from '../artifact/contents.js'
 import {manifestRead} from '../artifact/contents.js'
 import {containerDigestMember} from '../artifact/container.js'
-import {computeArtifactDigest, sha256Hex, signatureMessage} from '../artifact/digest.js'
+import {computeArtifactDigest, parseSignatureMessage, sha256Hex, signatureMessage} from '../artifact/digest.js'
 import {appendSignatureTrailer, readSignedManifestJson, unsignedManifestOf} from '../artifact/trailer.js'
 import {checkFilesShape, compareDeclaredFiles, decidingFileProblem, declaredFilesOf} from '../manifest/declared-files.js'
 import {signingEntryNames, signingFileNames} from '../model/signing-files.js'
@@ -11,18 +11,20 @@ import {type Certificate, type CertificateFiles, certificatePublicKey, validityA
 import {type ChainProblem, checkChain} from '../pki/chain.js'
 import {publicKeyOf, sign, signatureLength} from '../pki/ed25519.js'
 import {SigningError, type SigningErrorCode} from '../pki/errors.js'
+import {preparedStatementOf, type SigningKey, type SigningKeyOptions, signWithKey, signingKeyOf} from '../pki/signing-key.js'
 import {formatTimestamp, parseTimestamp} from '../pki/timestamp.js'
 import type {VerifyProblem} from './result.js'
 import {runChecklist} from './verify.js'
 
-/** What signing needs besides the artifact: the key, its certificate (and issuer) and the clock. */
-export interface SigningCredentials {
-  /** The 32-byte private seed of the certificate's key. */
-  privateKey: Uint8Array
+/**
+ * What signing needs besides the artifact: the key (exactly one of `privateKey`, `signer`, `prepared`; none
+ * only to prepare the statement), its certificate (and issuer) and the clock.
+ */
+export interface SigningCredentials extends SigningKeyOptions {
   certificate: CertificateFiles
   /** The issuer certificate, when the certificate is issued by one (schemaVersion 2). */
   issuer?: CertificateFiles
-  /** The signing time (default: now), written as `signedAt` to the second. */
+  /** The signing time (default: now), written as `signedAt` to the second; a prepared statement's own time when completing one. */
   now?: Date
 }
 
@@ -48,16 +50,31 @@ export interface SignaturePlan {
   files: ReadonlyMap<string, EntryDigest>
   certificateId: string
   signedAt: string
-  privateKey: Uint8Array
+  /** How the signature is made; null when only the statement is prepared. */
+  key: SigningKey | null
+  /** The certificate's public key: every signature is checked against it before it is used. */
+  publicKey: Uint8Array
   now: Date
+}
+
+/** The statement an artifact signature signs (docs/signing.md §7), and the unsigned manifest and digest it was built from. */
+export interface ArtifactStatement {
+  /** U: the packed U, with `containerDigest` as its last member when there is one. */
+  unsigned: Uint8Array
+  /** Hex SHA-256 of the canonical digest text P. */
+  artifactDigest: string
+  /** The exact bytes the key signs. */
+  message: Uint8Array
 }
 
 /**
  * Signs an artifact's contents in memory (docs/signing.md), without a container digest: {@link planSignature},
  * then {@link signManifest}. `signArtifact` signs a file and its container.
  */
-export function signContents(contents: ArtifactContents, credentials: SigningCredentials): SignedContents {
-  return signManifest(planSignature(contents, credentials), null)
+export function signContents(contents: ArtifactContents, credentials: SigningCredentials & {privateKey: Uint8Array}): SignedContents {
+  const plan = planSignature(contents, credentials)
+  const statement = artifactStatement(plan, null)
+  return sealManifest(plan, statement, sign(statement.message, credentials.privateKey))
 }
 
 /**
@@ -99,30 +116,74 @@ export function planSignature(contents: ArtifactContents, credentials: SigningCr
   )
   if ('code' in chain) throw errorFrom(chain)
   const {certificate} = chain
-  const now = credentials.now ?? new Date()
+  const key = signingKeyOf(credentials, 'the signing key')
+  const now = signingTime(key, certificate.certificateId) ?? credentials.now ?? new Date()
   const signedAt = formatTimestamp(now)
   assertValidNow(certificate, signedAt)
-  assertKeyOf(certificate, credentials.privateKey)
+  const publicKey = certificatePublicKey(certificate)
+  if (key !== null && 'privateKey' in key) assertKeyOf(certificate, key.privateKey)
   const files = new Map(contents.files)
   for (const [name, bytes] of chainEntries) files.set(name, {size: bytes.length, sha256: `sha256:${sha256Hex(bytes)}`})
-  return {packedUnsigned: unsignedManifestOf(manifestBytes), chainEntries, files, certificateId: certificate.certificateId, signedAt, privateKey: credentials.privateKey, now}
+  return {packedUnsigned: unsignedManifestOf(manifestBytes), chainEntries, files, certificateId: certificate.certificateId, signedAt, key, publicKey, now}
 }
 
 /**
- * Signs the planned manifest: U is the packed U, with `"containerDigest":"sha256:<containerSha256>"` as its
- * last member when a container digest is given; P is built over U and the plan's files, the message of
- * docs/signing.md §7 signed, the trailer appended. The result is checked with the verifier's checklist (all
- * but the root link, and the container, which is checked once written) before it is returned.
+ * The signing time of a prepared statement being completed (`statement-malformed` when it is not an artifact
+ * signature statement, `statement-mismatch` when it names another key than the certificate's), or null
+ * for any other key: the clock decides.
  */
-export function signManifest(plan: SignaturePlan, containerSha256: string | null): SignedContents {
+function signingTime(key: SigningKey | null, certificateId: string): Date | null {
+  const statement = key === null ? null : preparedStatementOf(key)
+  if (statement === null) return null
+  const fields = parseSignatureMessage(statement)
+  if (fields === null) throw new SigningError('statement-malformed', 'The prepared statement is not an artifact signature statement (the bytes `sign --prepare` writes).')
+  if (fields.keyId !== certificateId) {
+    throw new SigningError('statement-mismatch', `The prepared statement is for the key of certificate ${fields.keyId}; this certificate is ${certificateId}.`)
+  }
+  return new Date(parseTimestamp(fields.signedAt) as number)
+}
+
+/**
+ * The statement of the planned signature: U is the packed U, with `"containerDigest":"sha256:<containerSha256>"`
+ * as its last member when a container digest is given; P is built over U and the plan's files, and the
+ * message of docs/signing.md §7 over P. These are the bytes `sign --prepare` writes and a vault signs.
+ */
+export function artifactStatement(plan: SignaturePlan, containerSha256: string | null): ArtifactStatement {
   const unsigned = containerSha256 === null ? plan.packedUnsigned : withContainerDigest(plan.packedUnsigned, containerSha256)
   const digest = computeArtifactDigest({unsignedManifest: unsigned, files: plan.files})
   const message = signatureMessage({keyId: plan.certificateId, signedAt: plan.signedAt, artifactDigestHex: digest.sha256})
-  const value = encodeBase64(sign(Buffer.from(message, 'utf8'), plan.privateKey))
-  const signed = appendSignatureTrailer(unsigned, {algorithm: 'ed25519', keyId: plan.certificateId, value, signedAt: plan.signedAt})
+  return {unsigned, artifactDigest: digest.sha256, message: new Uint8Array(Buffer.from(message, 'utf8'))}
+}
+
+/**
+ * Signs the planned manifest: its statement ({@link artifactStatement}) signed with the plan's key and the
+ * signature checked against the certificate's key (`signature-invalid`; a prepared statement that is not
+ * this one is `statement-mismatch`), then sealed ({@link sealManifest}).
+ */
+export async function signManifest(plan: SignaturePlan, containerSha256: string | null): Promise<SignedContents> {
+  if (plan.key === null) throw new SigningError('invalid-signer', 'Signing needs a key: a private key, a signer, or a prepared statement with its signature.')
+  const statement = artifactStatement(plan, containerSha256)
+  const signature = await signWithKey(plan.key, statement.message, plan.publicKey, `the artifact (certificate ${plan.certificateId})`, (prepared) => statementMismatch(prepared, statement))
+  return sealManifest(plan, statement, signature)
+}
+
+/** What differs between a prepared artifact statement and the one this artifact and certificate give. */
+function statementMismatch(prepared: Uint8Array, statement: ArtifactStatement): string {
+  const fields = parseSignatureMessage(prepared)
+  const found = fields === null ? 'other bytes' : `artifact digest sha256:${fields.artifactDigestHex}`
+  return `The prepared statement signs ${found}; this artifact, signed with this certificate chain, gives sha256:${statement.artifactDigest}. Prepare the statement again from the same artifact and certificate files.`
+}
+
+/**
+ * Appends the signature trailer to the statement's U; the result is checked with the verifier's checklist
+ * (all but the root link, and the container, which is checked once written) before it is returned.
+ */
+export function sealManifest(plan: SignaturePlan, statement: ArtifactStatement, signature: Uint8Array): SignedContents {
+  const value = encodeBase64(signature)
+  const signed = appendSignatureTrailer(statement.unsigned, {algorithm: 'ed25519', keyId: plan.certificateId, value, signedAt: plan.signedAt})
   const check = runChecklist({manifest: manifestRead(signed), files: plan.files, signingFiles: plan.chainEntries}, {trust: null, now: plan.now, revocations: null, requireContainerSignature: false})
   if ('code' in check) throw errorFrom(check)
-  return {manifest: signed, chainEntries: plan.chainEntries, certificateId: plan.certificateId, signedAt: plan.signedAt, artifactDigest: digest.sha256}
+  return {manifest: signed, chainEntries: plan.chainEntries, certificateId: plan.certificateId, signedAt: plan.signedAt, artifactDigest: statement.artifactDigest}
 }
 
 /**

@@ -4,7 +4,6 @@ import {type Certificate, type CertificateFiles, certificatePublicKey} from '../
 import {checkChain} from '../pki/chain.js'
 import {signatureLength} from '../pki/ed25519.js'
 import {SigningError} from '../pki/errors.js'
-import {readPrivateKeyFile} from '../pki/keys.js'
 import {type Signer, signerFromPrivateKey, signWithSigner} from '../pki/signer.js'
 import {formatTimestamp} from '../pki/timestamp.js'
 import type {TrustStore} from '../pki/trust.js'
@@ -18,21 +17,18 @@ import {
   renderCountersignature,
 } from '../signing/countersignature.js'
 import {assertKeyOf, assertValidNow, errorFrom} from '../signing/sign.js'
-import {readCertificateSources, type IssuerCertificateSource, type SigningCertificateSource, type SigningKeySource} from '../signing/sign-artifact.js'
+import {readCertificateSources, type IssuerCertificateSource, type SigningCertificateSource} from '../signing/sign-artifact.js'
+import {readKeySource, type SigningKeySource} from '../pki/signing-key.js'
 import {readTrustSources} from '../signing/trust-sources.js'
 import {StoreError} from './errors.js'
 import type {UploadReport} from './report.js'
 import {judgeUpload, type VerifyUploadOptions} from './verify-upload.js'
 
-/** The registry certificate's key: in memory or in its file (see `signArtifact`), or a signer where it lives elsewhere. */
-export type CountersignKeySource =
-  | (SigningKeySource & {signer?: never})
-  | {
-      /** Where the key lives when it is not in memory or a file (a vault, a command): see `signerFromCommand`. */
-      signer: Signer
-      privateKey?: never
-      privateKeyFile?: never
-    }
+/**
+ * The registry certificate's key: a private key or its file, a signer or a signing command (a prepared
+ * statement cannot serve: the statement names the countersigning time, known only when it is made).
+ */
+export type CountersignKeySource = Omit<SigningKeySource, 'prepared'> & {prepared?: never}
 
 /**
  * What `countersignUpload` needs: the store's verification options (the trust store and the revocation
@@ -113,16 +109,15 @@ interface RegistryCredentials {
 }
 
 /**
- * The key (a private key, its file or a signer: exactly one, `invalid-signer`) and the certificates, each
+ * The key (a private key or its file, a signer or a signing command: exactly one, `invalid-signer`) and the certificates, each
  * read from its files when given as files.
  */
 async function readCredentials(options: CountersignUploadOptions): Promise<RegistryCredentials> {
-  const keys = [options.privateKey, options.privateKeyFile, options.signer].filter((given) => given !== undefined)
-  if (keys.length !== 1) throw new SigningError('invalid-signer', 'Countersign with a private key, its file or a signer: give exactly one of them.')
+  const key = await readKeySource(options, 'the registry key', options.signal)
+  if (key === null || 'prepared' in key) throw new SigningError('invalid-signer', 'Countersign with a private key or its file, a signer or a signing command: give exactly one of them.')
   const {certificate, issuer} = await readCertificateSources(options)
-  if (options.signer !== undefined) return {signer: options.signer, certificate, ...(issuer === undefined ? {} : {issuer})}
-  const privateKey = options.privateKey ?? (await readPrivateKeyFile(options.privateKeyFile as string))
-  return {signer: signerFromPrivateKey(privateKey), privateKey, certificate, ...(issuer === undefined ? {} : {issuer})}
+  const signer = 'signer' in key ? key.signer : signerFromPrivateKey(key.privateKey)
+  return {signer, ...('privateKey' in key ? {privateKey: key.privateKey} : {}), certificate, ...(issuer === undefined ? {} : {issuer})}
 }
 
 /** The registry certificate's chain, checked as a host will check it; valid now; the private key its own. */

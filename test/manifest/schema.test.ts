@@ -103,6 +103,7 @@ describe('schema/manifest.schema.json', () => {
       iconPacks: 'recommended',
       files: 'generated',
       signature: 'generated',
+      containerDigest: 'generated',
     }
     const properties = manifestSchema['properties'] as Record<string, SchemaNode>
     assert.deepEqual(Object.keys(properties).sort(), Object.keys(expected).sort())

@@ -25,7 +25,7 @@ describe('pack: the example plugin, packed and extracted with unzip', () => {
     work = await scratch('round-trip')
     source = await copyExample(path.join(work.dir, 'source'))
     // Unknown properties at the top level (between known ones and at the end) and nested, an authored
-    // files[] in the middle, and an authored signature: everything pack must keep, replace or drop.
+    // files[] in the middle, and an authored signature and containerDigest: everything pack must keep, replace or drop.
     await editManifest(source, (manifest) => {
       const edited: Record<string, any> = {}
       for (const [key, value] of Object.entries(manifest)) {
@@ -36,6 +36,7 @@ describe('pack: the example plugin, packed and extracted with unzip', () => {
       edited.publisher['x-team'] = {lead: 'someone', b: 2, a: 1}
       edited.entrypoints['linux-x64']['x-note'] = 'built on CI'
       edited.signature = validSignature
+      edited.containerDigest = `sha256:${'c'.repeat(64)}`
       edited.zzzUnknown = [{z: 1, a: 2}, 'tail']
       return edited
     })
@@ -102,8 +103,17 @@ describe('pack: the example plugin, packed and extracted with unzip', () => {
     assert.ok(result.warnings.some((w) => w.code === 'generated-field-authored' && w.pointer === '/files'))
   })
 
+  it('drops the authored containerDigest, with a generated-field-authored warning at /containerDigest', () => {
+    assert.equal('containerDigest' in packed, false)
+    assert.doesNotMatch(packedText, /"containerDigest"/)
+    const warning = result.warnings.find((w) => w.code === 'generated-field-authored' && w.pointer === '/containerDigest')
+    assert.ok(warning, JSON.stringify(result.warnings))
+    assert.equal(warning.severity, 'warning')
+    assert.match(warning.message, /^containerDigest is written by svc-plugin sign; pack drops the authored value/)
+  })
+
   it('keeps every other property, unknown ones included, in the source order', () => {
-    const expectedKeys = Object.keys(sourceManifest).filter((key) => key !== 'signature')
+    const expectedKeys = Object.keys(sourceManifest).filter((key) => key !== 'signature' && key !== 'containerDigest')
     assert.deepEqual(Object.keys(packed), expectedKeys)
     assert.deepEqual(Object.keys(packed).slice(0, 6), ['$schema', 'manifestVersion', 'id', 'name', 'x-build', 'version'])
     assert.equal(Object.keys(packed).at(-1), 'zzzUnknown')

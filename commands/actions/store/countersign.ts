@@ -1,4 +1,4 @@
-import {countersignUpload, signerFromCommand} from '#cli'
+import {countersignUpload} from '#cli'
 import {ExitCode} from '../../exit-codes.js'
 import type {ActionContext} from '../action.js'
 import {commandSignal} from '../../command-process.js'
@@ -13,7 +13,7 @@ export type StoreCountersignInput = CommandInput<typeof StoreCountersign>
 export async function storeCountersignCommand({args: {artifact}, flags}: StoreCountersignInput, {output}: ActionContext): Promise<ExitCode> {
   const signerCommand = flags['signer-command']
   const privateKeyFile = flags['private-key']
-  const key = signerCommand !== undefined ? {signer: signerFromCommand(signerCommand, {signal: commandSignal()})} : {privateKeyFile: privateKeyFile as string}
+  const key = signerCommand !== undefined ? {key: {signerCommand}} : {privateKeyFile: privateKeyFile as string}
   const result = await countersignUpload(artifact, {
     ...uploadOptionsOf(flags),
     ...key,

@@ -1,12 +1,14 @@
+import {signerMemberNames} from '../../model/signing-files.js'
 import type {Rule} from './types.js'
 import {hasMember} from './values.js'
 
-/** Fields only `pack` and `sign` write (x-svc-requirement `generated`). */
-const generatedFields = ['files', 'signature'] as const
+/** Fields only `pack` and `sign` write (x-svc-requirement `generated`): `files`, and the signer's members. */
+export const generatedFields: readonly string[] = ['files', ...signerMemberNames]
 
 /**
- * A source tree does not carry `files` or `signature` (`generated-field-authored`, a warning): pack
- * discards `files` and drops `signature`. Artifacts and installed versions are not source trees.
+ * A source tree does not carry `files`, `signature` or `containerDigest` (`generated-field-authored`, a
+ * warning): pack discards `files` and drops the signer's members. Artifacts and installed versions are not
+ * source trees.
  */
 export const generatedFieldsAreNotAuthored: Rule = {
   name: 'generated-fields-are-not-authored',
