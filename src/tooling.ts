@@ -45,7 +45,7 @@ export {
   type SignArtifactResult,
 } from './signing/sign-artifact.js'
 export type {KeySource, PreparedSignature, SigningKeyOptions, SigningKeySource} from './pki/signing-key.js'
-export {revokeInFile, type RevokeInFileOptions, type RevokeInFileResult} from './revocation/update.js'
+export {prepareRevocationInFile, type PrepareRevocationInFileOptions, type PreparedRevocation, type RevocationInFileOptions, revokeInFile, type RevokeInFileOptions, type RevokeInFileResult} from './revocation/update.js'
 export {revocationReasons, revocationKinds} from './revocation/list.js'
 
 // ── Value rules of a manifest ──────────────────────────────────────────────────────────────────────────

@@ -261,6 +261,11 @@ export interface CreateRevocationListOptions extends RevocationListTimes {
 
 /** Creates and signs a list (default: sequence 1, no entries, fresh for 7 days). */
 export function createRevocationList(options: CreateRevocationListOptions): VerifiedRevocationList {
+  return signList(newRevocationListContent(options), options.rootPrivateKey)
+}
+
+/** The content of a new list (default: sequence 1, no entries, fresh for 7 days), not yet signed. */
+export function newRevocationListContent(options: Omit<CreateRevocationListOptions, 'rootPrivateKey'>): RevocationListContent {
   if (!rootKeyIdPattern.test(options.rootKeyId)) {
     throw new RevocationError('invalid-root-key-id', `The root key id ${JSON.stringify(options.rootKeyId)} must be "root_" followed by 4 to 32 of [0-9a-z].`)
   }
@@ -273,7 +278,7 @@ export function createRevocationList(options: CreateRevocationListOptions): Veri
     }
     entries.push(entry)
   }
-  return signList({schemaVersion: 1, rootKeyId: options.rootKeyId, sequence: options.sequence ?? 1, ...listTimes(now, options.nextUpdate), entries}, options.rootPrivateKey)
+  return {schemaVersion: 1, rootKeyId: options.rootKeyId, sequence: options.sequence ?? 1, ...listTimes(now, options.nextUpdate), entries}
 }
 
 /**
@@ -284,10 +289,17 @@ export function createRevocationList(options: CreateRevocationListOptions): Veri
  * found `key-compromise`d, an earlier `revokedAt`); otherwise `already-revoked`: revocation only widens.
  */
 export function revoke(list: RevocationList, request: RevocationRequest, rootPrivateKey: Uint8Array, options: RevocationListTimes = {}): VerifiedRevocationList {
-  const ownKey = publicKeyOf(rootPrivateKey)
+  return signList(revokedListContent(list, request, publicKeyOf(rootPrivateKey), options), rootPrivateKey)
+}
+
+/**
+ * The content {@link revoke} signs, before it is signed: `list` must verify under `rootPublicKey`
+ * (`revocation-list-invalid`), stale or not; the entry is added, or replaces a less strict one (`already-revoked` otherwise).
+ */
+export function revokedListContent(list: RevocationList, request: RevocationRequest, rootPublicKey: Uint8Array, options: RevocationListTimes = {}): RevocationListContent {
   // Extending a list needs the list to be this root's and intact; it may be stale (that is why it is re-signed).
   const current = verifyListWith(list, {allowStale: true}, {
-    rootKey: () => ownKey,
+    rootKey: () => rootPublicKey,
     badSignature: (rootKeyId) => `The revocation list does not verify under the given root key: the list names ${rootKeyId}, so either the key is another root's or the list was altered.`,
   })
   const now = options.now ?? new Date()
@@ -305,7 +317,7 @@ export function revoke(list: RevocationList, request: RevocationRequest, rootPri
     entries[index] = entry
   }
   const {content} = current
-  return signList({schemaVersion: 1, rootKeyId: content.rootKeyId, sequence: content.sequence + 1, ...listTimes(now, options.nextUpdate), entries}, rootPrivateKey)
+  return {schemaVersion: 1, rootKeyId: content.rootKeyId, sequence: content.sequence + 1, ...listTimes(now, options.nextUpdate), entries}
 }
 
 /** `kind value`: the identity of an entry's target. */
@@ -342,11 +354,20 @@ function timeText(value: Date | string, name: string): string {
   return text
 }
 
-/** Serialises `content` (members in the documented order, 2-space indent, final `\n`) and signs it. */
+/** Signs `content` with the root's private key ({@link revocationListBytes}, then the signature over {@link revocationListMessage}). */
 function signList(content: RevocationListContent, rootPrivateKey: Uint8Array): VerifiedRevocationList {
+  const unsigned = revocationListBytes(content)
+  return signedRevocationList(unsigned, sign(revocationListMessage(unsigned.json), rootPrivateKey))
+}
+
+/**
+ * Serialises `content` (members in the documented order, 2-space indent, final `\n`): the exact bytes of
+ * revocations.json a signature will cover. `invalid-revocation` when the list would be malformed.
+ */
+export function revocationListBytes(content: RevocationListContent): {json: Uint8Array; content: RevocationListContent} {
   const problem = checkRevocationListContent(content as unknown as Record<string, unknown>)
   if (problem !== null) throw new RevocationError('invalid-revocation', `The revocation list would be malformed: ${problem}.`)
-  const ordered = {
+  const ordered: RevocationListContent = {
     schemaVersion: content.schemaVersion,
     rootKeyId: content.rootKeyId,
     sequence: content.sequence,
@@ -354,9 +375,26 @@ function signList(content: RevocationListContent, rootPrivateKey: Uint8Array): V
     nextUpdate: content.nextUpdate,
     entries: content.entries.map(({kind, value, revokedAt, reason}) => ({kind, value, revokedAt, reason})),
   }
-  const json = new Uint8Array(Buffer.from(`${JSON.stringify(ordered, null, 2)}\n`, 'utf8'))
-  const sig = encodeBase64(sign(revocationListMessage(json), rootPrivateKey))
-  return {json, sig, content: ordered, stale: false}
+  return {json: new Uint8Array(Buffer.from(`${JSON.stringify(ordered, null, 2)}\n`, 'utf8')), content: ordered}
+}
+
+/** A serialised list and the 64-byte root signature over its {@link revocationListMessage}, as a signed list. */
+export function signedRevocationList(unsigned: {json: Uint8Array; content: RevocationListContent}, signature: Uint8Array): VerifiedRevocationList {
+  return {json: unsigned.json, sig: encodeBase64(signature), content: unsigned.content, stale: false}
+}
+
+/**
+ * The list a prepared statement carries (`svc-plugin-revocations/1\n` then the new revocations.json's exact
+ * bytes), judged by its shape; null when the bytes are not such a statement.
+ */
+export function revocationListOfStatement(statement: Uint8Array): RevocationListContent | null {
+  const domain = Buffer.from(revocationDomain, 'utf8')
+  if (!Buffer.from(statement.subarray(0, domain.length)).equals(domain)) return null
+  try {
+    return readRevocationListContent(statement.subarray(domain.length))
+  } catch {
+    return null
+  }
 }
 
 /** revocations.json as a strict JSON object, or `revocation-list-invalid`. */

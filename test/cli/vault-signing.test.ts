@@ -129,3 +129,47 @@ describe('svc-plugin cert root and cert issue with a root key that never leaves 
     assert.equal(await exists(at('wrong-cert')), false)
   })
 })
+
+describe('svc-plugin cert revoke with a root key that never leaves its vault (real processes)', () => {
+  it('--prepare, openssl signs the statement file, --prepared with --signature writes exactly the prepared list, and verify --revocations applies it', async () => {
+    const revoker = opensslKey(dir, 'revoker')
+    const revokerPub = at('revoker.pub')
+    await writeFile(revokerPub, `${Buffer.from(revoker.publicKey).toString('base64')}\n`)
+    const trust = JSON.parse(await readFile(at('trust.json'), 'utf8')) as {roots: unknown[]}
+    await writeFile(at('trust-revoker.json'), JSON.stringify({roots: [...trust.roots, {rootKeyId: 'root_revoker', publicKey: Buffer.from(revoker.publicKey).toString('base64')}]}))
+    const signed = await spawnCli(['sign', unsigned, ...chain, '--signer-command', opensslSignerCommand(vaultKey), '--output', at('listed.svcPlugin')])
+    assert.equal(signed.status, 0, signed.stderr)
+    const list = at('lists', 'revocations.json')
+    const first = ['cert', 'revoke', '--list', list, '--root-public-key', revokerPub, '--root-key-id', 'root_revoker', '--artifact-digest', `sha256:${'a'.repeat(64)}`, '--reason', 'malicious']
+    const prepared = await spawnCli([...first, '--prepare', at('revoke.statement')])
+    assert.equal(prepared.status, 0, prepared.stderr)
+    assert.match(prepared.stdout, /^Prepared the statement to sign for sequence 1 \(revoking artifact sha256:a{64}, issued at \S+\): .*revoke\.statement\.\n$/)
+    assert.equal(await exists(list), false)
+    opensslSignFile(revoker, at('revoke.statement'), at('revoke.sig'))
+    // A signature by another key: exit 1, signature-invalid, no list written.
+    opensslSignFile(otherKey, at('revoke.statement'), at('revoke-other.sig'))
+    const wrong = await spawnCli([...first, '--prepared', at('revoke.statement'), '--signature', at('revoke-other.sig')])
+    assert.equal(wrong.status, 1)
+    assert.match(wrong.stderr, /^error signature-invalid: /)
+    assert.equal(await exists(list), false)
+    const completed = await spawnCli([...first, '--prepared', at('revoke.statement'), '--signature', at('revoke.sig')])
+    assert.equal(completed.status, 0, completed.stderr)
+    assert.equal(completed.stdout, `Revoked artifact sha256:${'a'.repeat(64)} (sequence 1).\n`)
+    const statement = await readFile(at('revoke.statement'))
+    assert.deepEqual(Buffer.concat([Buffer.from('svc-plugin-revocations/1\n'), await readFile(list)]), statement)
+    const applied = await spawnCli(['verify', at('listed.svcPlugin'), '--trust', at('trust-revoker.json'), '--revocations', list, '--json'])
+    assert.equal(applied.status, 0, applied.stdout + applied.stderr)
+    assert.equal((JSON.parse(applied.stdout) as {revocations: {rootKeyId: string; sequence: number}}).revocations.sequence, 1)
+    // The same statement again no longer fits the list (it is at sequence 1 now): statement-mismatch, the list unchanged.
+    const again = await spawnCli([...first, '--prepared', at('revoke.statement'), '--signature', at('revoke.sig')])
+    assert.equal(again.status, 1)
+    assert.match(again.stderr, /^error statement-mismatch: /)
+    assert.deepEqual(Buffer.concat([Buffer.from('svc-plugin-revocations/1\n'), await readFile(list)]), statement)
+    // --signer-command revokes the artifact itself; verify then refuses it.
+    const revoked = await spawnCli(['cert', 'revoke', '--list', list, '--root-public-key', revokerPub, '--artifact', at('listed.svcPlugin'), '--reason', 'malicious', '--signer-command', opensslSignerCommand(revoker)])
+    assert.equal(revoked.status, 0, revoked.stderr)
+    const refused = await spawnCli(['verify', at('listed.svcPlugin'), '--trust', at('trust-revoker.json'), '--revocations', list])
+    assert.equal(refused.status, 1)
+    assert.match(refused.stdout, /^invalid: revoked: /)
+  })
+})

@@ -28,7 +28,7 @@ describe('revokeInFile', () => {
   })
   after(async () => cleanup())
 
-  const base = () => ({listFile: at('revocations.json'), rootKeyFile: at('root.key'), now: testNow})
+  const base = () => ({listFile: at('revocations.json'), privateKeyFile: at('root.key'), now: testNow})
 
   it('needs the root key id to create a list (invalid-root-key-id), and writes nothing without it', async () => {
     await assert.rejects(revokeInFile({...base(), certificateId: `cert_${'1'.repeat(32)}`, reason: 'superseded'}), {code: 'invalid-root-key-id'})
