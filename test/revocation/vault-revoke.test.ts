@@ -10,7 +10,7 @@ import {readRevocationList} from '../../src/revocation/files.js'
 import {revocationListMessage, verifyRevocationList} from '../../src/revocation/list.js'
 import {prepareRevocationInFile, revokeInFile, type RevocationInFileOptions} from '../../src/revocation/update.js'
 import {tempDir} from '../helpers/cli.js'
-import {opensslKey, type OpensslKey, opensslSign, opensslSigner, opensslSignerCommand} from '../signing/openssl.js'
+import {opensslKey, type OpensslKey, opensslSign, opensslSigner, opensslSignerCommand, signingRefusal as refusal} from '../signing/openssl.js'
 import {testNow} from '../signing/pki.js'
 
 // cert revoke with a root key held by OpenSSL, as a key in a vault: the project knows only its public half.
@@ -53,17 +53,6 @@ async function snapshot(folder: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {}
   for (const name of (await readdir(folder)).sort()) if (!name.startsWith('prepared')) files[name] = (await readFile(path.join(folder, name))).toString('base64')
   return files
-}
-
-/** The code `promise` is refused with, or 'none'. */
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-    return 'none'
-  } catch (error) {
-    assert.ok(error instanceof SigningError, String(error))
-    return error.code
-  }
 }
 
 const flip = (signature: Uint8Array): Uint8Array => Uint8Array.from(signature, (byte, index) => (index === 0 ? byte ^ 1 : byte))

@@ -1,7 +1,9 @@
+import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
+import {SigningError} from '../../src/pki/errors.js'
 import type {Signer} from '../../src/pki/signer.js'
 
 /**
@@ -46,4 +48,15 @@ export function opensslSigner(key: OpensslKey): Signer {
 /** A shell command for `--signer-command`: OpenSSL signs the message file the signer names in SVC_PLUGIN_MESSAGE_FILE, the raw signature on stdout. */
 export function opensslSignerCommand(key: OpensslKey): string {
   return `openssl pkeyutl -sign -rawin -inkey '${key.pem}' -in "$SVC_PLUGIN_MESSAGE_FILE"`
+}
+
+/** The code a signing operation `promise` is refused with (a `SigningError`), or 'none'. */
+export async function signingRefusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise
+    return 'none'
+  } catch (error) {
+    assert.ok(error instanceof SigningError, String(error))
+    return error.code
+  }
 }

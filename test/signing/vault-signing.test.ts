@@ -8,12 +8,11 @@ import {parseSignatureMessage, signatureMessage} from '../../src/artifact/digest
 import {certificateMessage, issueCertificate, parseCertificate} from '../../src/pki/certificate.js'
 import {issueCertificateFiles, type IssueCertificateFilesOptions, prepareCertificateFiles} from '../../src/pki/certificate-files.js'
 import {verifyStrict} from '../../src/pki/ed25519.js'
-import {SigningError} from '../../src/pki/errors.js'
 import {signerFromCommand} from '../../src/pki/signer.js'
 import {prepareArtifactSignature, signArtifact} from '../../src/signing/sign-artifact.js'
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import {flipByte, writeArtifact} from './artifacts.js'
-import {opensslKey, type OpensslKey, opensslSign, opensslSigner, opensslSignerCommand} from './openssl.js'
+import {opensslKey, type OpensslKey, opensslSign, opensslSigner, opensslSignerCommand, signingRefusal as refusal} from './openssl.js'
 import {createPki, samplePlugin, testNow, type TestPki, validFrom, validTo} from './pki.js'
 
 let dir: string
@@ -63,17 +62,6 @@ const fresh = (name: string): string => path.join(dir, `${name}-${counter++}`)
 async function prepare(artifact = unsigned, cert = certificate): Promise<Uint8Array> {
   const prepared = await prepareArtifactSignature({artifact, certificate: cert, now: testNow, output: fresh('statement')})
   return new Uint8Array(await readFile(prepared.output))
-}
-
-/** The code `promise` is refused with, or 'none'. */
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-    return 'none'
-  } catch (error) {
-    assert.ok(error instanceof SigningError, String(error))
-    return error.code
-  }
 }
 
 /** The files in `dir` named after `output`, itself or a temporary file beside it: what a refused run would have left behind. */
