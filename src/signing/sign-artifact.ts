@@ -3,7 +3,7 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import {throwIfCancelled} from '../cancellation.js'
 import {temporarySibling} from '../fs/durable.js'
-import {checkOutputFree, placeFile, withOutputs, writeFailed} from '../fs/output.js'
+import {checkOutputFree, placeFile, withOutputs, writeFailed, type OutputScope} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveEntry, ArchiveLimits, EntryDigest, EntryLocation, StrictArchive} from '../archive/types.js'
@@ -101,17 +101,8 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
   const {signal} = options
   throwIfCancelled(signal)
   const credentials = await readCredentials(options)
-  const limits = resolveLimits(options.limits)
-  await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --output or remove it first'})
-  return withOutputs(async (outputs) => {
-    await outputs.prepare(options.output)
-    const target = path.resolve(options.output)
-    const temporary = temporarySibling(target)
-    // Removed unless the signed file is moved onto the output.
-    outputs.adopt(temporary)
-    const plan = await writePlaceholderArchive({...credentials, artifact: options.artifact, now: options.now}, temporary, {limits, signal})
-    const {sha256: containerDigest, location} = await containerDigestOf(temporary, {limits, signal})
-    throwIfCancelled(signal)
+  const advice = 'sign never overwrites; choose another --output or remove it first'
+  return withPlaceholderArchive(options.output, advice, options, credentials, async ({target, temporary, plan, containerDigest, location, limits}) => {
     const signed = await signManifest(plan, containerDigest)
     await sealContainer(temporary, plan, signed, location)
     // sign verifies what it wrote, from the file, as a verifier will read it.
@@ -121,6 +112,44 @@ export async function signArtifact(options: SignArtifactOptions): Promise<SignAr
     if ('code' in check) throw errorFrom(check)
     await placeFile(temporary, target, false)
     return {output: target, certificateId: signed.certificateId, signedAt: signed.signedAt, artifactDigest: signed.artifactDigest, containerDigest: `sha256:${containerDigest}`}
+  })
+}
+
+/** What {@link withPlaceholderArchive} hands on: the archive with the placeholder manifest beside the output, and its container digest. */
+interface PlaceholderArchive {
+  outputs: OutputScope
+  target: string
+  temporary: string
+  plan: SignaturePlan
+  containerDigest: string
+  location: EntryLocation
+  limits: ArchiveLimits
+}
+
+/**
+ * Within one output scope: refuses an existing `output` (`output-exists`, with `advice`), plans the signature
+ * and writes the archive with the placeholder manifest to a temporary file beside the output (removed unless
+ * `use` moves it into place), computes its container digest, and hands all of it to `use`.
+ */
+async function withPlaceholderArchive<T>(
+  output: string,
+  advice: string,
+  options: {artifact: string; now?: Date | undefined; limits?: Partial<ArchiveLimits> | undefined; signal?: AbortSignal | undefined},
+  credentials: Omit<SigningCredentials, 'now'>,
+  use: (placeholder: PlaceholderArchive) => Promise<T>,
+): Promise<T> {
+  const {signal} = options
+  const limits = resolveLimits(options.limits)
+  await checkOutputFree(output, {advice})
+  return withOutputs(async (outputs) => {
+    await outputs.prepare(output)
+    const target = path.resolve(output)
+    const temporary = temporarySibling(target)
+    outputs.adopt(temporary)
+    const plan = await writePlaceholderArchive({...credentials, artifact: options.artifact, now: options.now}, temporary, {limits, signal})
+    const {sha256: containerDigest, location} = await containerDigestOf(temporary, {limits, signal})
+    throwIfCancelled(signal)
+    return use({outputs, target, temporary, plan, containerDigest, location, limits})
   })
 }
 
@@ -203,16 +232,9 @@ export interface PreparedArtifactSignature {
  * the payload's compressed bytes as they are. Refuses what `planSignature` refuses and an existing output.
  */
 export async function prepareArtifactSignature(options: PrepareArtifactSignatureOptions): Promise<PreparedArtifactSignature> {
-  const limits = resolveLimits(options.limits)
-  await checkOutputFree(options.output, {advice: 'sign never overwrites; choose another --prepare file or remove it first'})
-  return withOutputs(async (outputs) => {
-    await outputs.prepare(options.output)
-    const target = path.resolve(options.output)
-    const temporary = temporarySibling(target)
-    outputs.adopt(temporary)
-    const {artifact, now, signal} = options
-    const plan = await writePlaceholderArchive({artifact, now, ...(await readCertificateSources(options))}, temporary, {limits, signal})
-    const {sha256: containerDigest} = await containerDigestOf(temporary, {limits, signal})
+  const certificates = await readCertificateSources(options)
+  const advice = 'sign never overwrites; choose another --prepare file or remove it first'
+  return withPlaceholderArchive(options.output, advice, options, certificates, async ({outputs, target, temporary, plan, containerDigest}) => {
     await unlink(temporary)
     const statement = artifactStatement(plan, containerDigest)
     await outputs.newFile(target, statement.message)

@@ -101,7 +101,9 @@ describe('a required flag that is missing', () => {
       assert.equal(result.status, 2)
       assert.equal(result.json.error.code, 'usage')
       const expected = required.map(([name, flag]) => `Missing required flag --${name}${flag.env === undefined ? '' : ` (or set ${flag.env})`}.`)
-      assert.deepEqual(result.json.error.message.split('; ').sort(), expected.sort())
+      // Flags of which exactly one is needed (a key file or a signing command) are named by oclif's own sentence.
+      const missing = result.json.error.message.split('; ').filter((part: string) => part.startsWith('Missing required flag'))
+      assert.deepEqual(missing.sort(), expected.sort())
     })
   }
 })

@@ -15,14 +15,15 @@ function blocks(language: string): string[] {
 }
 
 /**
- * Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`), continuation
- * lines joined, and each `export` of a variable (which holds for the examples after it).
+ * Each command line of the README's shell examples that runs `svc-plugin` (maybe after a `cd`) or `openssl`
+ * (the vault of the signing examples), continuation lines joined, and each `export` of a variable (which holds
+ * for the examples after it).
  */
 function commandLines(): string[] {
   return blocks('sh')
     .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
     .map((line) => line.trim())
-    .filter((line) => /^(cd \S+ && )?svc-plugin |^export [A-Z_]+=/.test(line))
+    .filter((line) => /^(cd \S+ && )?svc-plugin |^openssl |^export [A-Z_]+=/.test(line))
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'svc-plugin-readme-'))
