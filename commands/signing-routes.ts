@@ -1,4 +1,6 @@
+import type {Interfaces} from '@oclif/core'
 import {type KeySource, SigningError} from '#cli'
+import type {signingRouteFlags} from './flags.js'
 
 /**
  * The ways a command that signs gets its signature, chosen from its flags in one place: a private key file
@@ -9,13 +11,8 @@ import {type KeySource, SigningError} from '#cli'
  * loads no oclif, so the direct path runs it.
  */
 
-/** The route flags as parsed. */
-export interface SigningRouteFlags {
-  readonly 'signer-command'?: string | undefined
-  readonly prepare?: string | undefined
-  readonly prepared?: string | undefined
-  readonly signature?: string | undefined
-}
+/** The route flags as parsed, typed from their declarations in flags.ts: a renamed one does not compile here. */
+export type SigningRouteFlags = Interfaces.InferredFlags<typeof signingRouteFlags>
 
 /** What a command line asks of a signing command: sign with this key (the flag of a key file, when one was used), or only write the statement. */
 export type SigningRoute = {key: KeySource; keyFlag: string | null} | {prepare: string}

@@ -40,22 +40,26 @@ export class ActionTypecheck {
 
   /** The compiler's errors in the action of command `id` when its command class has `find` replaced by `replace`. */
   errorsWith(id: string, find: string | RegExp, replace: string): string[] {
-    const file = commandFile(id)
+    return this.errorsInWith(commandFile(id), find, replace, actionFile(id))
+  }
+
+  /** The compiler's errors in `checked` when `file` has `find` replaced by `replace`. */
+  errorsInWith(file: string, find: string | RegExp, replace: string, checked: string): string[] {
     const text = readFileSync(file, 'utf8')
     const changed = text.replace(find, replace)
     if (changed === text) throw new Error(`${path.relative(repoRoot, file)} holds no ${String(find)}`)
     this.changed.set(file, changed)
     try {
-      return this.errorsIn(ts.createProgram({rootNames: this.rootNames, options: this.options, host: this.host, oldProgram: this.base}), id)
+      return this.errorsIn(ts.createProgram({rootNames: this.rootNames, options: this.options, host: this.host, oldProgram: this.base}), checked)
     } finally {
       this.changed.delete(file)
     }
   }
 
-  private errorsIn(program: ts.Program, id: string): string[] {
-    const action = program.getSourceFile(actionFile(id))
-    if (action === undefined) throw new Error(`no action for ${id}`)
-    return program.getSemanticDiagnostics(action).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+  private errorsIn(program: ts.Program, idOrFile: string): string[] {
+    const source = program.getSourceFile(idOrFile.endsWith('.ts') ? idOrFile : actionFile(idOrFile))
+    if (source === undefined) throw new Error(`no source for ${idOrFile}`)
+    return program.getSemanticDiagnostics(source).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
   }
 }
 
