@@ -82,6 +82,16 @@ function tool(command: string, args: string[], encoding: 'utf8' | 'buffer' = 'ut
   return result.stdout
 }
 
+/** `cert issue` under the demo root, valid for a year: a certificate for `publicKey`, written to `output`. */
+function issueUnderRoot(subject: {publicKey: string; kind: string; id: string; name: string; usage: string; output: string}): void {
+  run([
+    'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
+    '--subject-public-key', subject.publicKey, '--subject-kind', subject.kind,
+    '--subject-id', subject.id, '--subject-name', subject.name, '--usage', subject.usage,
+    '--not-after', isoInDays(365), '--output', subject.output,
+  ])
+}
+
 function isoInDays(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
@@ -102,12 +112,7 @@ async function main(): Promise<void> {
     heading('4. A root, a publisher key and a package certificate')
     run(['cert', 'root', '--output', 'root', '--root-key-id', 'root_demo'])
     run(['keygen', '--output', 'publisher', '--name', 'publisher'])
-    run([
-      'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
-      '--subject-public-key', 'publisher/publisher.pub', '--subject-kind', 'organization',
-      '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--usage', 'package',
-      '--not-after', isoInDays(365), '--output', 'publisher',
-    ])
+    issueUnderRoot({publicKey: 'publisher/publisher.pub', kind: 'organization', id: 'com.example', name: 'Example Labs', usage: 'package', output: 'publisher'})
 
     heading('5. Sign and verify')
     const signArgs = ['--private-key', 'publisher/publisher.key', '--certificate', 'publisher/certificate.json', '--certificate-signature', 'publisher/certificate.sig']
@@ -151,31 +156,23 @@ async function main(): Promise<void> {
     const update = ['install', 'weather-1.6.0.signed.svcPlugin', '--data-root', 'host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--host-version', '2.3.0']
     run(update, 1)
     run([...update, '--accept-new-permissions'])
+
     heading('12. A key that never leaves its vault')
     // OpenSSL holds the key (as a hardware module or an offline machine would); svc-plugin sees only the public half.
     tool('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', 'vault.pem'])
     const der = tool('openssl', ['pkey', '-in', 'vault.pem', '-pubout', '-outform', 'DER'], 'buffer')
     await writeFile(path.join(work, 'vault.pub'), `${Buffer.from(der.subarray(12)).toString('base64')}\n`)
-    run([
-      'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
-      '--subject-public-key', 'vault.pub', '--subject-kind', 'organization',
-      '--subject-id', 'com.example', '--subject-name', 'Example Labs', '--usage', 'package',
-      '--not-after', isoInDays(365), '--output', 'vault',
-    ])
+    issueUnderRoot({publicKey: 'vault.pub', kind: 'organization', id: 'com.example', name: 'Example Labs', usage: 'package', output: 'vault'})
     const vaultChain = ['--certificate', 'vault/certificate.json', '--certificate-signature', 'vault/certificate.sig']
     run(['sign', 'weather-1.4.2.svcPlugin', ...vaultChain, '--prepare', 'weather.statement'])
     process.stdout.write(`${(await readFile(path.join(work, 'weather.statement'), 'utf8')).replace(/^/gm, '  ').trimEnd()}\n`)
     tool('openssl', ['pkeyutl', '-sign', '-rawin', '-inkey', 'vault.pem', '-in', 'weather.statement', '-out', 'weather.sig'])
     run(['sign', 'weather-1.4.2.svcPlugin', ...vaultChain, '--prepared', 'weather.statement', '--signature', 'weather.sig', '--output', 'weather-1.4.2.vault.svcPlugin'])
     run(['verify', 'weather-1.4.2.vault.svcPlugin', '--trust', 'root/trust.json'])
+
     heading('13. The store countersigns; a host requires it')
     run(['keygen', '--output', 'store', '--name', 'store'])
-    run([
-      'cert', 'issue', '--root-key', 'root/root.key', '--root-key-id', 'root_demo',
-      '--subject-public-key', 'store/store.pub', '--subject-kind', 'service',
-      '--subject-id', 'store.example', '--subject-name', 'Example Store', '--usage', 'registry',
-      '--not-after', isoInDays(365), '--output', 'store',
-    ])
+    issueUnderRoot({publicKey: 'store/store.pub', kind: 'service', id: 'store.example', name: 'Example Store', usage: 'registry', output: 'store'})
     const storeArgs = ['--account-name', 'Example Labs', '--account-id', 'com.example', '--trust', 'root/trust.json', '--certificate', 'store/certificate.json', '--certificate-signature', 'store/certificate.sig']
     run(['store', 'countersign', 'weather-1.4.2.signed.svcPlugin', ...storeArgs, '--private-key', 'store/store.key'])
     run(['verify', 'weather-1.4.2.signed.svcPlugin', '--trust', 'root/trust.json', '--require-store-signature'])
@@ -185,6 +182,7 @@ async function main(): Promise<void> {
     run(['verify', 'weather-1.5.0.signed.svcPlugin', '--trust', 'root/trust.json', '--require-store-signature'], 1)
     // The countersignature of 1.4.2 does not vouch for 1.5.0.
     run(['install', 'weather-1.5.0.signed.svcPlugin', '--data-root', 'store-host', '--trust', 'root/trust.json', '--rid', 'linux-x64', '--require-store-signature', '--store-signature', 'weather-1.4.2.signed.svcPlugin.countersig'], 1)
+
     heading('14. Prove a rebuild: the signed artifact is what the example packs to, an edited copy is not')
     run(['pack', example, '--reproduce', 'weather-1.4.2.signed.svcPlugin'])
     const edited = path.join(work, 'weather-edited-src')

@@ -23,6 +23,8 @@ export interface SpoolOptions {
   tooLarge: (atLeast: number) => Error
   /** Cancels the spooling between chunks (the `AbortError` of `src/cancellation.ts`). */
   signal?: AbortSignal
+  /** The file's name in its private folder (default `upload.svcPlugin`). */
+  name?: string
 }
 
 /**
@@ -43,7 +45,7 @@ export async function withSpooledFile<T>(source: SpoolSource, options: SpoolOpti
     throw writeFailed(path.join(tmpdir(), 'svc-plugin-spool-*'), error)
   }
   const forgetFolder = trackCreatedFolder(folder)
-  const file = path.join(folder, 'upload.svcPlugin')
+  const file = path.join(folder, options.name ?? 'upload.svcPlugin')
   const forgetFile = trackTemporaryFile(file)
   try {
     await spool(source, file, options)

@@ -1,7 +1,5 @@
 import {spawn} from 'node:child_process'
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
-import path from 'node:path'
+import {withSpooledFile} from '../fs/spool.js'
 import {decodeBase64Line} from './base64.js'
 import {sign, signatureLength, verifyStrict} from './ed25519.js'
 import {SigningError} from './errors.js'
@@ -53,16 +51,9 @@ export const messageFileVariable = 'SVC_PLUGIN_MESSAGE_FILE'
  * wrote on standard error.
  */
 export function signerFromCommand(command: string, options: SignerCommandOptions = {}): Signer {
-  return async (message) => {
-    const folder = await mkdtemp(path.join(tmpdir(), 'svc-plugin-sign-'))
-    try {
-      const messageFile = path.join(folder, 'message')
-      await writeFile(messageFile, message, {mode: 0o600, flag: 'wx'})
-      return await runSignerCommand(command, message, messageFile, options)
-    } finally {
-      await rm(folder, {recursive: true, force: true})
-    }
-  }
+  // The message's private file is written, tracked for Ctrl-C and removed as an upload's is.
+  const spool = {maxBytes: Number.MAX_SAFE_INTEGER, tooLarge: () => new RangeError('unreachable: no limit'), name: 'message'}
+  return (message) => withSpooledFile(message, spool, (messageFile) => runSignerCommand(command, message, messageFile, options))
 }
 
 function runSignerCommand(command: string, message: Uint8Array, messageFile: string, options: SignerCommandOptions): Promise<Uint8Array> {

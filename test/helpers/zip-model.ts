@@ -23,20 +23,9 @@ export interface LocalHeader {
   extra: Buffer
 }
 
-/** Central-record fields (APPNOTE 4.3.12). */
-export interface CentralHeader {
-  signature: number
+/** Central-record fields (APPNOTE 4.3.12): a local header's, and those only the central directory has. */
+export interface CentralHeader extends LocalHeader {
   madeBy: number
-  version: number
-  flags: number
-  method: number
-  time: number
-  date: number
-  crc: number
-  compressedSize: number
-  uncompressedSize: number
-  name: Buffer
-  extra: Buffer
   comment: Buffer
   diskStart: number
   internal: number
