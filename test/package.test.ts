@@ -68,19 +68,24 @@ describe('the published package', () => {
 describe('what an entry loads', () => {
   /** The files of dist/bundle a fresh process loads when it imports `specifier`. */
   function loadedBy(specifier: string): string[] {
+    return loadedByProcess(['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`])
+  }
+
+  /** The files of dist/bundle a fresh `node` process with the arguments `argv` loads (it must exit 0). */
+  function loadedByProcess(argv: readonly string[]): string[] {
     const hook = path.join(dir, 'record-loads.mjs')
     const log = path.join(dir, 'loads.txt')
     const recorder = `import {appendFileSync} from 'node:fs'\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context) }`
     writeFileSync(hook, `import {register} from 'node:module'\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(recorder)}`)})\n`)
     writeFileSync(log, '')
-    // Imported by its name from inside the package, as package.json's `exports` resolves it for a host.
-    const child = spawnSync(process.execPath, ['--import', hook, '--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`], {cwd: repoRoot, encoding: 'utf8'})
+    // An entry is imported by its name from inside the package, as package.json's `exports` resolves it for a host.
+    const child = spawnSync(process.execPath, ['--import', hook, ...argv], {cwd: repoRoot, encoding: 'utf8'})
     assert.equal(child.status, 0, child.stderr)
     const files = readFileSync(log, 'utf8')
       .split('\n')
       .filter((url) => url.startsWith('file:'))
       .map((url) => path.relative(path.join(repoRoot, 'dist', 'bundle'), new URL(url).pathname))
-    assert.deepEqual(files.filter((file) => file.startsWith('..')), [], `${specifier} loads files outside the bundle`)
+    assert.deepEqual(files.filter((file) => file.startsWith('..') && file !== path.join('..', '..', 'bin', 'run.js')), [], `${argv.join(' ')} loads files outside the bundle`)
     return files
   }
 
@@ -96,6 +101,13 @@ describe('what an entry loads', () => {
       }
     })
   }
+
+  it('svc-plugin pack of a plugin without secrets loads neither the ZIP reader nor the credential rules', () => {
+    const files = loadedByProcess(['bin/run.js', 'pack', 'fixtures/example-plugin', '--output', path.join(dir, 'loads.svcPlugin'), '--force'])
+    assert.ok(files.includes('cli/commands/pack.js'), files.join(', '))
+    const held = files.flatMap((file) => bundleContents[file] ?? [])
+    assert.deepEqual(held.filter((what) => what === 'yauzl' || what.startsWith('@secretlint/')), [])
+  })
 
   it('resolves each public entry of package.json, and nothing else, from outside', () => {
     assert.deepEqual(Object.keys(packageJson.exports).sort(), ['.', './package.json', './schema/manifest.schema.json', './store', './tooling'])

@@ -6,7 +6,6 @@ import {progressBar} from '../progress.js'
 import type {ActionContext} from './action.js'
 import type {CommandInput} from '../base.js'
 import type Pack from '../pack.js'
-import {reproduceCommand} from './reproduce.js'
 
 /** Trees at least this large get a progress bar (when stderr is a terminal). */
 const progressThresholdBytes = 64 * 1024 * 1024
@@ -17,7 +16,11 @@ export type PackInput = CommandInput<typeof Pack>
 /** `svc-plugin pack`: packs the plugin folder (or lists what it would pack), prints what it did and gives the exit status. */
 export async function packCommand({args, flags}: PackInput, context: ActionContext): Promise<ExitCode> {
   const {source} = args
-  if (flags.reproduce !== undefined) return reproduceCommand({source, artifact: flags.reproduce, json: flags.json}, context)
+  if (flags.reproduce !== undefined) {
+    // Loaded only when asked for: comparing with an artifact needs the ZIP reader, which packing does not.
+    const {reproduceCommand} = await import('./reproduce.js')
+    return reproduceCommand({source, artifact: flags.reproduce, json: flags.json}, context)
+  }
   const {output, force, json, quiet, level} = flags
   const dryRun = flags['dry-run']
   const showDigest = flags['show-digest']

@@ -34,8 +34,9 @@ const isPackageFile = (path: string): boolean => path.endsWith('package.json') |
 const isNpmrc = (path: string): boolean => !isPackageFile(path) && path.endsWith('.npmrc')
 
 /**
- * The keywords of each rule of the set, from the rule's own expressions. A rule missing here (a newer version
- * of the set) has no prefilter: it runs on every text. A rule with no keyword never finds anything here:
+ * The keywords of each rule of the set, from the rule's own expressions. Every rule of the set is listed (a test
+ * compares the list with the set, so a newer set with a rule missing here fails the build's tests rather than
+ * going unrun). A rule with no keyword never finds anything here:
  * the GCP rule judges `.json` and `.p12` files by an extension the scan does not give it (it would read the
  * `.p12` file from the working directory); a service account's JSON holds a PEM key, which the key header
  * check finds.
@@ -104,90 +105,90 @@ interface RuleSource {
 
 /** A word of the keyword scan: the rule it belongs to, and what must match where it starts. */
 interface Word {
-  rule: number
+  rule: string
   confirm: RegExp
   files?: (path: string) => boolean
 }
 
-/** The rules of the set, ready to run on one file at a time. */
+/** The keyword scan of every rule, built on first use from {@link keywordsOfRule} alone: it needs no rule loaded. */
+let keywordScan: {words: readonly Word[]; scan: KeywordScan} | undefined
+
+function keywordScanOfRules(): {words: readonly Word[]; scan: KeywordScan} {
+  if (keywordScan !== undefined) return keywordScan
+  const words: (Word & {word: string})[] = []
+  for (const [rule, keywords] of Object.entries(keywordsOfRule)) {
+    for (const keyword of keywords) {
+      const confirm = new RegExp(keyword.confirm ?? keyword.words.map(escapeRegExp).join('|'), `y${keyword.flags ?? ''}`)
+      for (const word of keyword.words) words.push({word, rule, confirm, ...(keyword.files ? {files: keyword.files} : {})})
+    }
+  }
+  keywordScan = {words, scan: new KeywordScan(words.map((entry) => entry.word))}
+  return keywordScan
+}
+
+/**
+ * The ids of the rules that must run on `text` (the file `path`): those with a keyword in the text, found in
+ * one pass, without loading any rule. The comment filter counts only beside another rule; none, the usual
+ * answer, means the text is clean and the rules need not be loaded at all.
+ */
+export function rulesFor(text: FileText, path: string): string[] {
+  const {words, scan} = keywordScanOfRules()
+  const chosen = new Set<string>()
+  const pending = new Set(words.filter((word) => word.files?.(path) ?? true).map((word) => word.rule))
+  // What `confirm` reads: the text, or UTF-8 bytes read as Latin-1, made once, where the first word is found.
+  // A `confirm` expression matches only ASCII, and a byte that is not ASCII matches no ASCII character, as the
+  // character it is part of does not; offsets in the bytes are offsets in that reading.
+  let subject: string | undefined
+  if (pending.size > 0) {
+    scan.scan(text.kind === 'utf-8' ? text.bytes : text.text, (index, start) => {
+      const word = words[index]!
+      if (!pending.has(word.rule) || (word.files !== undefined && !word.files(path))) return false
+      subject ??= text.kind === 'utf-8' ? text.bytes.toString('latin1') : text.text
+      word.confirm.lastIndex = start
+      if (!word.confirm.test(subject)) return false
+      pending.delete(word.rule)
+      chosen.add(word.rule)
+      return pending.size === 0
+    })
+  }
+  return [...chosen].every((rule) => rule === commentFilterId) ? [] : [...chosen]
+}
+
+/** The ids of every rule of the set the keyword table knows, whether it has keywords or not (for the tests). */
+export const ruleIds: readonly string[] = Object.keys(keywordsOfRule)
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
+}
+
+/** The rules of the set, loaded, ready to run on one file at a time. */
 export class CredentialRules {
   readonly #creators: readonly RuleCreator[]
-  /** The rules without a prefilter: they run on every text. */
-  readonly #always: readonly number[]
-  readonly #words: readonly Word[]
-  readonly #scan: KeywordScan
 
   constructor(creators: readonly RuleCreator[]) {
     this.#creators = creators
-    this.#always = creators.flatMap((creator, index) => (keywordsOfRule[creator.meta.id] === undefined ? [index] : []))
-    const words: (Word & {word: string})[] = []
-    creators.forEach((creator, rule) => {
-      for (const keyword of keywordsOfRule[creator.meta.id] ?? []) {
-        const confirm = new RegExp(keyword.confirm ?? keyword.words.map(escapeRegExp).join('|'), `y${keyword.flags ?? ''}`)
-        for (const word of keyword.words) words.push({word, rule, confirm, ...(keyword.files ? {files: keyword.files} : {})})
-      }
-    })
-    this.#words = words
-    this.#scan = new KeywordScan(words.map((entry) => entry.word))
   }
 
-  /**
-   * The indices of the rules that must run on `text` (the file `path`): those without a prefilter, and those
-   * with a keyword in the text, found in one pass. The comment filter counts only beside another rule.
-   */
-  rulesFor(text: FileText, path: string): number[] {
-    const chosen = new Set(this.#always)
-    const pending = new Set(this.#words.filter((word) => word.files?.(path) ?? true).map((word) => word.rule))
-    for (const rule of chosen) pending.delete(rule)
-    // What `confirm` reads: the text, or UTF-8 bytes read as Latin-1, made once, where the first word is found.
-    // A `confirm` expression matches only ASCII, and a byte that is not ASCII matches no ASCII character, as the
-    // character it is part of does not; offsets in the bytes are offsets in that reading.
-    let subject: string | undefined
-    if (pending.size > 0) {
-      this.#scan.scan(text.kind === 'utf-8' ? text.bytes : text.text, (index, start) => {
-        const word = this.#words[index]!
-        if (!pending.has(word.rule) || (word.files !== undefined && !word.files(path))) return false
-        subject ??= text.kind === 'utf-8' ? text.bytes.toString('latin1') : text.text
-        word.confirm.lastIndex = start
-        if (!word.confirm.test(subject)) return false
-        pending.delete(word.rule)
-        chosen.add(word.rule)
-        return pending.size === 0
-      })
-    }
-    const run = [...chosen].sort((a, b) => a - b)
-    return run.every((index) => this.#creators[index]!.meta.id === commentFilterId) ? [] : run
-  }
-
-  /** The messages of the rules `indices` (see {@link rulesFor}) on the file `path` holding `text`, as `lintSource` gives them. */
-  run(indices: readonly number[], text: string, path: string): Promise<RuleMessage[]> {
+  /** The messages of the rules `ids` (see {@link rulesFor}) on the file `path` holding `text`, as `lintSource` gives them. */
+  run(ids: readonly string[], text: string, path: string): Promise<RuleMessage[]> {
+    // In the set's own order, as secretlint runs them.
     return runRules(
-      indices.map((index) => this.#creators[index]!),
+      this.#creators.filter((creator) => ids.includes(creator.meta.id)),
       text,
       path,
     )
   }
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')
-}
-
 let loading: Promise<CredentialRules> | undefined
-let loaded: CredentialRules | undefined
 
 /**
- * The rules of the maintained set, loaded on first use: a command that never looks for secrets (verify,
- * install) starts without them.
+ * The rules of the maintained set, loaded on the first call: a package whose text holds no keyword, and a
+ * command that never looks for secrets (verify, install), never load them.
  */
 export function loadCredentialRules(): Promise<CredentialRules> {
-  loading ??= import('@secretlint/secretlint-rule-preset-recommend').then(({rules}) => (loaded = new CredentialRules(rules as unknown as RuleCreator[])))
+  loading ??= import('@secretlint/secretlint-rule-preset-recommend').then(({rules}) => new CredentialRules(rules as unknown as RuleCreator[]))
   return loading
-}
-
-/** The rules of the maintained set once {@link loadCredentialRules} has loaded them, else undefined. */
-export function loadedCredentialRules(): CredentialRules | undefined {
-  return loaded
 }
 
 interface Ignored {

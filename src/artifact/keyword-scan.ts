@@ -21,59 +21,65 @@ export class KeywordScan {
 
   /** Compiles `keywords` (ASCII; matched case-insensitively). */
   constructor(keywords: readonly string[]) {
-    const goto: Map<number, number>[] = [new Map()]
-    const ends: number[][] = [[]]
-    keywords.forEach((keyword, index) => {
+    // The trie of the lower-cased keywords, a row of 128 transitions per state (0: none; the start, state 0, is
+    // never a child), completed in place below into the automaton's transitions. Typed arrays, not maps: the
+    // automaton is built on every run that scans text, so building it must cost next to nothing.
+    let capacity = 1
+    for (const keyword of keywords) {
       if (!/^[\x00-\x7f]+$/.test(keyword)) throw new RangeError(`A keyword must be ASCII and not empty: ${JSON.stringify(keyword)}`)
+      capacity += keyword.length
+    }
+    const step = new Int32Array(capacity * 128)
+    const ends: number[][] = [[]]
+    // Each state's children in the trie, as pairs of a character and a state.
+    const children: number[][] = [[]]
+    let count = 1
+    keywords.forEach((keyword, index) => {
       let state = 0
       for (const character of keyword.toLowerCase()) {
         const code = character.charCodeAt(0)
-        let target = goto[state]!.get(code)
-        if (target === undefined) {
-          target = goto.length
-          goto.push(new Map())
+        const slot = state * 128 + code
+        if (step[slot] === 0) {
+          step[slot] = count++
+          children[state]!.push(code, step[slot]!)
           ends.push([])
-          goto[state]!.set(code, target)
+          children.push([])
         }
-        state = target
+        state = step[slot]!
       }
       ends[state]!.push(index)
     })
-    const count = goto.length
     if (count > 0xffff) throw new RangeError('Too many keywords for one scan.')
-    const step = new Int32Array(count * 128)
-    // Breadth first: a state's fallback (the longest proper suffix of its text that is a state) is done before it.
+    // Breadth first: a state's fallback (the longest proper suffix of its text that is a state) is done before
+    // it. A state reads what its fallback reads, except where it has a child.
     const fallback = new Int32Array(count)
-    const queue: number[] = []
-    for (let code = 0; code < 128; code++) {
-      const target = goto[0]!.get(code) ?? 0
-      step[code] = target
-      if (target !== 0) queue.push(target)
-    }
+    const queue = children[0]!.filter((_, index) => index % 2 === 1)
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!
+      const row = state * 128
+      const fallbackRow = fallback[state]! * 128
       ends[state]!.push(...ends[fallback[state]!]!)
-      for (let code = 0; code < 128; code++) {
-        const target = goto[state]!.get(code)
-        if (target === undefined) {
-          step[state * 128 + code] = step[fallback[state]! * 128 + code]!
-        } else {
-          fallback[target] = step[fallback[state]! * 128 + code]!
-          step[state * 128 + code] = target
-          queue.push(target)
-        }
+      step.copyWithin(row, fallbackRow, fallbackRow + 128)
+      const own = children[state]!
+      for (let index = 0; index < own.length; index += 2) {
+        const target = own[index + 1]!
+        fallback[target] = step[row + own[index]!]!
+        step[row + own[index]!] = target
+        queue.push(target)
       }
     }
     // Renumber: the start (no keyword is empty, so none ends there) and the other states first, then those where keywords end.
     const order = [...Array(count).keys()].sort((a, b) => Number(ends[a]!.length > 0) - Number(ends[b]!.length > 0) || a - b)
     const number = new Int32Array(count)
     order.forEach((state, index) => (number[state] = index))
-    this.#next = new Uint16Array(count * alphabet)
-    for (const state of order) {
+    const next = new Uint16Array(count * alphabet)
+    for (let state = 0; state < count; state++) {
       const row = number[state]! * alphabet
-      for (let code = 0; code < 128; code++) this.#next[row + code] = number[step[state * 128 + code]!]!
-      for (let upper = 0x41; upper <= 0x5a; upper++) this.#next[row + upper] = this.#next[row + (upper | 0x20)]!
+      const from = state * 128
+      for (let code = 0; code < 128; code++) next[row + code] = number[step[from + code]!]!
+      next.copyWithin(row + 0x41, row + 0x61, row + 0x7b)
     }
+    this.#next = next
     this.#firstEnding = order.findIndex((state) => ends[state]!.length > 0)
     if (this.#firstEnding === -1) this.#firstEnding = count
     this.#ends = order.map((state) => ends[state]!)

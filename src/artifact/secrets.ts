@@ -1,7 +1,7 @@
 import type {SecretFinding} from '../manifest/content.js'
 import {decodeBase64} from '../pki/base64.js'
 import {keyLength} from '../pki/ed25519.js'
-import {loadCredentialRules, loadedCredentialRules, type CredentialRules, type RuleMessage} from './credential-rules.js'
+import {loadCredentialRules, rulesFor, type RuleMessage} from './credential-rules.js'
 import {derPrivateKeyKind} from './der-keys.js'
 import {includesAscii, readText, textOf, type FileText} from './text-encoding.js'
 
@@ -52,12 +52,6 @@ export class SecretScanner {
   readonly #found: SecretFinding[] = []
   readonly #runs: Promise<void>[] = []
   readonly #pending = new Set<Promise<void>>()
-  readonly #loading = loadCredentialRules()
-
-  constructor() {
-    // A failure to load the rules is reported by findings().
-    this.#loading.catch(() => undefined)
-  }
 
   /**
    * Judges the file `path`: its name always; its content when `bytes` are given (null: the file was
@@ -79,21 +73,13 @@ export class SecretScanner {
   }
 
   #judgeText(path: string, file: FileText): void {
-    const rules = loadedCredentialRules()
-    if (rules === undefined) {
-      // Until the rules are loaded (the first files): the text is kept, and judged once they are.
-      const text = textOf(file)
-      const kept: FileText = {kind: 'text', text}
-      this.#start(this.#loading.then((loaded) => this.#lint(loaded, loaded.rulesFor(kept, path), text, path, this.#judgeKeys(path, text))))
-      return
-    }
     // Most text holds no key marker and no keyword of any rule: it is never decoded, nothing runs.
-    const indices = rules.rulesFor(file, path)
+    const rules = rulesFor(file, path)
     const markers = includesAscii(file, pemMarker) || includesAscii(file, puttyMarker) || isOwnKeyName(path)
-    if (indices.length === 0 && !markers) return
+    if (rules.length === 0 && !markers) return
     const text = textOf(file)
     const pem = markers && this.#judgeKeys(path, text)
-    if (indices.length > 0) this.#start(this.#lint(rules, indices, text, path, pem))
+    if (rules.length > 0) this.#start(this.#lint(rules, text, path, pem))
   }
 
   /** Records a private key found in a file's text by its PEM or PuTTY header, or as keygen writes it; true for a header. */
@@ -107,7 +93,6 @@ export class SecretScanner {
   /** Every secret found, sorted by path and line, once the credential rules are done with every file. */
   async findings(): Promise<SecretFinding[]> {
     // Not finding the rules is a broken installation, not a clean package: that failure is not swallowed.
-    await this.#loading
     await Promise.all(this.#runs)
     return [...this.#found].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)))
   }
@@ -132,12 +117,13 @@ export class SecretScanner {
     this.#runs.push(run)
   }
 
-  /** Runs the rules `indices` on one file's text and records what they find (`pem`: a key header was found in it). */
-  async #lint(rules: CredentialRules, indices: readonly number[], text: string, path: string, pem: boolean): Promise<void> {
-    if (indices.length === 0) return
+  /** Runs the rules `ids` on one file's text and records what they find (`pem`: a key header was found in it). */
+  async #lint(ids: readonly string[], text: string, path: string, pem: boolean): Promise<void> {
+    // Loaded on the first file that needs them; failing to load them fails the scan.
+    const rules = await loadCredentialRules()
     let messages: RuleMessage[]
     try {
-      messages = await rules.run(indices, text, path)
+      messages = await rules.run(ids, text, path)
     } catch {
       // A rule that fails on strange text finds nothing in it.
       return

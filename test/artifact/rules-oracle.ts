@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {lintSource} from '@secretlint/core'
 import {creator} from '@secretlint/secretlint-rule-preset-recommend'
 import fc from 'fast-check'
-import {loadCredentialRules, type RuleMessage} from '../../src/artifact/credential-rules.js'
+import {loadCredentialRules, rulesFor, type RuleMessage} from '../../src/artifact/credential-rules.js'
 import {credentialSamples, findingShapes, keywordFragments, samplePaths} from './secret-corpus.js'
 
 /** What secretlint's own `lintSource` reports with every rule of the maintained set: the oracle. */
@@ -13,9 +13,8 @@ export async function everyRule(text: string, path: string): Promise<RuleMessage
 
 /** What the scan reports: the rules whose keywords the text holds, found in its UTF-8 bytes or in the text itself. */
 export async function prefiltered(text: string, path: string, form: 'bytes' | 'text'): Promise<RuleMessage[]> {
-  const rules = await loadCredentialRules()
-  const indices = rules.rulesFor(form === 'bytes' ? {kind: 'utf-8', bytes: Buffer.from(text, 'utf8')} : {kind: 'text', text}, path)
-  return indices.length === 0 ? [] : rules.run(indices, text, path)
+  const ids = rulesFor(form === 'bytes' ? {kind: 'utf-8', bytes: Buffer.from(text, 'utf8')} : {kind: 'text', text}, path)
+  return ids.length === 0 ? [] : (await loadCredentialRules()).run(ids, text, path)
 }
 
 /** Random text made of the keywords' pieces, whole secrets and noise, as a file of one of the paths the rules tell apart. */
