@@ -34,6 +34,9 @@ const contentsFile = path.join(root, 'dist', 'bundle.json')
 /** The library's entries (public, and the command line's private `#cli`), as package.json names them. */
 const libraryEntries = {index: 'src/index.ts', store: 'src/store.ts', tooling: 'src/tooling.ts'} as const
 const privateEntry = 'src/cli.ts'
+/** The encoding worker, and the module that starts it from beside itself. */
+const workerSource = path.join('src', 'archive', 'encode-worker.ts')
+const workerStarter = path.join('src', 'archive', 'encode-workers.ts')
 /** The module that loads the manifest schema's compiled validator from beside itself. */
 const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
 
@@ -212,6 +215,8 @@ const {metafile} = await build({
     'cli/main': path.join(root, 'commands', 'main.ts'),
     'cli/hooks/unknown-command': path.join(root, 'commands', 'unknown-command.ts'),
     ...commandEntries,
+    // The encoding worker, which the module starting it finds beside itself (checked below).
+    [path.join('chunks', 'encode-worker')]: path.join(root, workerSource),
   },
   absWorkingDir: root,
   outdir,
@@ -236,6 +241,9 @@ const {metafile} = await build({
 const validatorHolders = Object.entries(metafile.outputs).filter(([, {inputs}]) => validatorSource in inputs)
 if (validatorHolders.length === 0) throw new Error(`bundle: no output holds ${validatorSource}`)
 for (const [output] of validatorHolders) copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(output), generatedValidatorFile))
+const starters = Object.entries(metafile.outputs).filter(([, {inputs}]) => workerStarter in inputs)
+const misplaced = starters.filter(([output]) => path.dirname(output) !== path.join('dist', 'bundle', 'chunks'))
+if (starters.length === 0 || misplaced.length > 0) throw new Error(`bundle: ${workerStarter} must be in dist/bundle/chunks/, beside the worker, not in ${misplaced.map(([output]) => output).join(', ')}`)
 checkLibraryLoads(metafile)
 writeFileSync(contentsFile, `${JSON.stringify(describeOutputs(metafile), null, 2)}\n`)
 copyPublicDeclarations()

@@ -53,13 +53,7 @@ const inlineDeflateMaxBytes = 16 * 1024
  * deflated on the calling thread before this returns, a larger one on the thread pool.
  */
 export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boolean): Buffer[] | Promise<Buffer[]> {
-  const options: zlib.ZlibOptions = {
-    level: deflateLevel,
-    memLevel,
-    finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
-    chunkSize: Math.min(outputPartBytes, outputBound(chunk.length)),
-    ...(dictionary === null ? {} : {dictionary}),
-  }
+  const options = deflateOptions(chunk.length, dictionary, last)
   if (deflatesAtOnce(chunk.length)) return [zlib.deflateRawSync(chunk, options)]
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
@@ -69,6 +63,24 @@ export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boo
     deflater.on('error', reject)
     deflater.end(chunk)
   })
+}
+
+/**
+ * Deflates an entry of one chunk whole on the calling thread, whatever its size: the bytes
+ * `deflateChunk(bytes, null, true)` gives, for a thread of its own (an encoding worker).
+ */
+export function deflateWhole(bytes: Buffer): Buffer {
+  return zlib.deflateRawSync(bytes, deflateOptions(bytes.length, null, true))
+}
+
+function deflateOptions(length: number, dictionary: Buffer | null, last: boolean): zlib.ZlibOptions {
+  return {
+    level: deflateLevel,
+    memLevel,
+    finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
+    chunkSize: Math.min(outputPartBytes, outputBound(length)),
+    ...(dictionary === null ? {} : {dictionary}),
+  }
 }
 
 /**
@@ -89,6 +101,14 @@ export function dictionaryAfter(chunk: Buffer): Buffer {
  * being deflated whole: true when raw deflate at level 1 of `head`, an entry's first
  * {@link probeBytes}, is not smaller than it.
  */
-export function probeSaysStore(head: Buffer): boolean {
+function probeSaysStore(head: Buffer): boolean {
   return zlib.deflateRawSync(head, {level: 1, memLevel, chunkSize: outputBound(head.length)}).length >= head.length
+}
+
+/**
+ * True when an entry of `size` bytes whose first chunk is `chunk` is stored without trying deflate: it is
+ * larger than {@link probeBytes} and its first bytes do not deflate (see {@link probeSaysStore}).
+ */
+export function storedWithoutTrying(size: number, chunk: Buffer): boolean {
+  return size > probeBytes && probeSaysStore(chunk.subarray(0, probeBytes))
 }

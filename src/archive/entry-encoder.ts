@@ -1,7 +1,8 @@
 import {createHash, hash as hashOnce} from 'node:crypto'
 import zlib from 'node:zlib'
 import {throwIfCancelled} from '../cancellation.js'
-import {deflateChunk, deflateChunkBytes, dictionaryAfter, probeBytes, probeSaysStore} from './deflate.js'
+import {deflateChunk, deflateChunkBytes, deflateWhole, dictionaryAfter, probeBytes, storedWithoutTrying} from './deflate.js'
+import {ArchiveError, type ArchiveErrorCode, type ArchiveErrorDetails} from './errors.js'
 import {digestChanged, expectedDigestHex, inspectWhole, openImmediateSource, openSource, sourceBytes, sourceSize, type CompressedSource, type ImmediateSourceReader, type SourceReader, type WriterSource} from './source.js'
 
 /** What the encoder needs of an entry (the writer's entries carry more). */
@@ -80,7 +81,7 @@ export class ChunkBuffers {
  *
  * Stored or deflated is decided from the bytes alone, so it never depends on the machine: an entry
  * marked `store` and an empty one are stored; one larger than {@link probeBytes} is stored when
- * its first bytes do not deflate (see {@link probeSaysStore}); everything else is deflated, and an
+ * its first bytes do not deflate (see {@link storedWithoutTrying}); everything else is deflated, and an
  * entry of one chunk whose deflate is not smaller than it is stored instead. (An entry of several
  * chunks is only known not to shrink once all of them are out; its writer stores it then.)
  */
@@ -96,14 +97,20 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
   readonly #pieces: (Piece | null | undefined)[]
   #pending: number
 
+  /**
+   * Starts reading and encoding `entry`; or, with `encoded`, takes what an encoding worker made of it
+   * ({@link encodeWholeFile}; the entry is a file of one chunk, and `reserved` bytes of the budget
+   * were taken for it).
+   */
   constructor(
     readonly entry: Entry,
     private readonly hooks: EncodeHooks,
+    encoded?: {file: Promise<EncodedFile>; reserved: number},
   ) {
     this.chunks = Math.ceil(sourceBytes(entry.source) / deflateChunkBytes)
     this.#pieces = new Array(this.chunks)
     this.#pending = this.chunks
-    this.read = entry.source.kind === 'compressed' ? this.#copy(entry.source) : this.#encode()
+    this.read = encoded !== undefined ? this.#receive(encoded.file, encoded.reserved) : entry.source.kind === 'compressed' ? this.#copy(entry.source) : this.#encode()
   }
 
   /** True once the facts are known and every piece is ready. */
@@ -128,6 +135,18 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
     this.#pieces[index] = piece
     this.#pending -= 1
     this.hooks.changed()
+  }
+
+  /** Takes a file of one chunk as a worker encoded it: its bytes are shown to the source's `inspect` here. */
+  async #receive(encoding: Promise<EncodedFile>, reserved: number): Promise<void> {
+    const file = await encoding
+    if (!file.ok) throw new ArchiveError(file.code, file.message, file.details)
+    if (file.bytes !== null) inspectWhole(this.entry.source, file.bytes)
+    const expected = expectedDigestHex(this.entry.name, this.entry.source)
+    if (expected !== null && file.sha256 !== expected) throw digestChanged(this.entry.name)
+    this.method = file.method
+    this.facts = {size: sourceSize(this.entry.source), crc32: file.crc32, sha256: `sha256:${file.sha256}`}
+    this.#ready(0, {parts: [file.data], reserved, release: () => undefined})
   }
 
   /** Copies already-compressed data as it is, chunk by chunk; the facts are the ones the source declares. */
@@ -196,7 +215,7 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
         crc = zlib.crc32(chunk, crc)
         offset += length
         const stored: Piece = {parts: [chunk], reserved, release: () => buffers.give(buffer)}
-        if (index === 0) this.method = entry.store || (size > probeBytes && probeSaysStore(chunk.subarray(0, probeBytes))) ? 0 : 8
+        if (index === 0) this.method = entry.store || storedWithoutTrying(size, chunk) ? 0 : 8
         if (this.method === 0) {
           this.#ready(index, stored)
           continue
@@ -233,4 +252,54 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
 /** Total length of some buffers. */
 export function byteLength(parts: readonly Buffer[]): number {
   return parts.reduce((sum, part) => sum + part.length, 0)
+}
+
+/**
+ * What {@link encodeWholeFile} made of a file: its digest (hex), CRC-32, method and the data to write,
+ * with its bytes when asked for them; or the {@link ArchiveError} reading it met, as plain data.
+ */
+export type EncodedFile =
+  | {ok: true; sha256: string; crc32: number; method: 0 | 8; data: Buffer; bytes: Buffer | null}
+  | {ok: false; code: ArchiveErrorCode; message: string; details: ArchiveErrorDetails}
+
+/** A file for {@link encodeWholeFile}: a file source of one chunk (1 to {@link deflateChunkBytes} bytes). */
+export interface FileToEncode {
+  name: string
+  path: string
+  size: number
+  store: boolean
+  /** Return the file's bytes too (its source has an `inspect` hook). */
+  wantBytes: boolean
+}
+
+/**
+ * Reads, checks and encodes a file of one chunk on the calling thread, as {@link EncodedEntry} does on the
+ * main thread (the same checks, the same stored-or-deflated choice, the same deflate bytes): what an
+ * encoding worker runs. A failure to read it is returned, not thrown.
+ */
+export function encodeWholeFile(file: FileToEncode): EncodedFile {
+  let bytes: Buffer
+  try {
+    const reader = openImmediateSource(file.name, {kind: 'file', path: file.path, size: file.size})
+    try {
+      bytes = reader.read(Buffer.allocUnsafe(file.size + 1), file.size)
+      reader.finish()
+    } finally {
+      reader.close()
+    }
+  } catch (error) {
+    if (error instanceof ArchiveError) return {ok: false, code: error.code, message: error.message, details: {...error.details}}
+    throw error
+  }
+  const sha256 = hashOnce('sha256', bytes)
+  const crc32 = zlib.crc32(bytes) >>> 0
+  let method: 0 | 8 = file.store || storedWithoutTrying(file.size, bytes) ? 0 : 8
+  let data = bytes
+  if (method === 8) {
+    const deflated = deflateWhole(bytes)
+    // Deflate did not make it smaller: store it.
+    if (deflated.length >= bytes.length) method = 0
+    else data = deflated
+  }
+  return {ok: true, sha256, crc32, method, data, bytes: file.wantBytes ? bytes : null}
 }
