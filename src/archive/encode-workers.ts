@@ -16,13 +16,29 @@ export interface BatchRequest {
   files: FileToEncode[]
 }
 
-/** A file's result in a batch reply: its data and bytes as [offset, length] in the reply's buffer. */
-export type EncodedSlot =
-  | {ok: true; sha256: string; crc32: number; method: 0 | 8; data: [number, number]; bytes: [number, number] | null}
-  | Extract<EncodedFile, {ok: false}>
+/**
+ * A batch's results, compact (a few objects per batch, not per file, so that what waits to be written does
+ * not keep the main thread's heap large): per file, {@link slotWords} numbers in `slots` (1 when read, its
+ * CRC-32, its method, where its data starts in `buffer` and its length, where its bytes start, or
+ * {@link noBytes}, and their length), its digest in `sha256`, and the files that could not be read in
+ * `failures`.
+ */
+export type BatchReply = EncodedBatch | {id: number; failure: string}
 
-/** A worker's reply: the batch's results, or why the worker could not encode it. */
-export type BatchReply = {id: number; buffer: ArrayBuffer; slots: EncodedSlot[]} | {id: number; failure: string}
+/** A batch's results, see {@link BatchReply}; {@link encodedFileAt} reads one. */
+export interface EncodedBatch {
+  id: number
+  buffer: ArrayBuffer
+  slots: Uint32Array
+  sha256: string[]
+  failures: BatchFailure[]
+}
+
+/** A file of a batch that could not be read: its position and the error, as plain data. */
+export type BatchFailure = {position: number} & Omit<Extract<EncodedFile, {ok: false}>, 'ok'>
+
+export const slotWords = 7
+export const noBytes = 0xffffffff
 
 /** Files in one batch at most, and input bytes (a batch holds one file more when its first file is larger). */
 export const batchFilesMax = 64
@@ -52,13 +68,25 @@ export function worthWorkers(sizes: readonly number[]): boolean {
   return sizes.length >= workerFilesMin || sizes.reduce((sum, size) => sum + size, 0) >= workerBytesMin
 }
 
+/** The result for the file at `position` of a batch (made when its entry is taken, see {@link BatchReply}). */
+export function encodedFileAt(batch: EncodedBatch, position: number): EncodedFile {
+  const failure = batch.failures.find((failed) => failed.position === position)
+  if (failure !== undefined) return {ok: false, code: failure.code, message: failure.message, details: failure.details}
+  const {buffer, slots} = batch
+  const at = position * slotWords
+  const data = Buffer.from(buffer, slots[at + 3]!, slots[at + 4]!)
+  const bytesAt = slots[at + 5]!
+  const bytes = bytesAt === noBytes ? null : bytesAt === slots[at + 3] ? data : Buffer.from(buffer, bytesAt, slots[at + 6]!)
+  return {ok: true, sha256: batch.sha256[position]!, crc32: slots[at + 1]!, method: slots[at + 2] === 8 ? 8 : 0, data, bytes}
+}
+
 /** The worker module: beside this one, in the compiled modules and in the bundle alike. */
 const workerModule = new URL('./encode-worker.js', import.meta.url)
 
 /** A pool of encoding workers, one per core, each given batches in turn. */
 export class EncodeWorkers {
   readonly #workers: Worker[]
-  readonly #waiting = new Map<number, {resolve: (files: EncodedFile[]) => void; reject: (error: Error) => void}>()
+  readonly #waiting = new Map<number, {resolve: (batch: EncodedBatch) => void; reject: (error: Error) => void}>()
   #next = 0
   #id = 0
   #closed = false
@@ -80,8 +108,8 @@ export class EncodeWorkers {
     return this.#workers.length * 2
   }
 
-  /** Encodes `files` on the next worker; the promise settles with one result per file, in order. */
-  encode(files: FileToEncode[]): Promise<EncodedFile[]> {
+  /** Encodes `files` on the next worker; the promise settles with their results (see {@link encodedFileAt}). */
+  encode(files: FileToEncode[]): Promise<EncodedBatch> {
     const id = this.#id++
     const worker = this.#workers[this.#next]!
     this.#next = (this.#next + 1) % this.#workers.length
@@ -106,8 +134,7 @@ export class EncodeWorkers {
       waiting.reject(new Error(`An encoding worker failed: ${reply.failure}`))
       return
     }
-    const view = (slot: [number, number]) => Buffer.from(reply.buffer, slot[0], slot[1])
-    waiting.resolve(reply.slots.map((slot): EncodedFile => (slot.ok ? {...slot, data: view(slot.data), bytes: slot.bytes === null ? null : view(slot.bytes)} : slot)))
+    waiting.resolve(reply)
   }
 
   #failAll(error: Error): void {

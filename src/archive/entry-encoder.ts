@@ -100,17 +100,22 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
   /**
    * Starts reading and encoding `entry`; or, with `encoded`, takes what an encoding worker made of it
    * ({@link encodeWholeFile}; the entry is a file of one chunk, and `reserved` bytes of the budget
-   * were taken for it).
+   * were taken for it): the entry is then complete at once, or the constructor throws what reading it met.
    */
   constructor(
     readonly entry: Entry,
     private readonly hooks: EncodeHooks,
-    encoded?: {file: Promise<EncodedFile>; reserved: number},
+    encoded?: {file: EncodedFile; reserved: number},
   ) {
     this.chunks = Math.ceil(sourceBytes(entry.source) / deflateChunkBytes)
     this.#pieces = new Array(this.chunks)
     this.#pending = this.chunks
-    this.read = encoded !== undefined ? this.#receive(encoded.file, encoded.reserved) : entry.source.kind === 'compressed' ? this.#copy(entry.source) : this.#encode()
+    if (encoded === undefined) {
+      this.read = entry.source.kind === 'compressed' ? this.#copy(entry.source) : this.#encode()
+    } else {
+      this.#accept(encoded.file, encoded.reserved)
+      this.read = alreadyRead
+    }
   }
 
   /** True once the facts are known and every piece is ready. */
@@ -138,8 +143,7 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
   }
 
   /** Takes a file of one chunk as a worker encoded it: its bytes are shown to the source's `inspect` here. */
-  async #receive(encoding: Promise<EncodedFile>, reserved: number): Promise<void> {
-    const file = await encoding
+  #accept(file: EncodedFile, reserved: number): void {
     if (!file.ok) throw new ArchiveError(file.code, file.message, file.details)
     if (file.bytes !== null) inspectWhole(this.entry.source, file.bytes)
     const expected = expectedDigestHex(this.entry.name, this.entry.source)
@@ -248,6 +252,9 @@ export class EncodedEntry<Entry extends EntryToEncode = EntryToEncode> {
     this.hooks.changed()
   }
 }
+
+/** The {@link EncodedEntry.read} of an entry complete from the start. */
+const alreadyRead = Promise.resolve()
 
 /** Total length of some buffers. */
 export function byteLength(parts: readonly Buffer[]): number {

@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import {cancelledError, onCancel, throwIfCancelled} from '../cancellation.js'
 import {deflateChunkBytes} from './deflate.js'
 import {ChunkBuffers, EncodedEntry, byteLength, type EncodeHooks, type EntryFacts, type FileToEncode, type Piece} from './entry-encoder.js'
-import {EncodeWorkers, batchBytesMax, batchFilesMax, encodesInWorker, worthWorkers} from './encode-workers.js'
+import {EncodeWorkers, batchBytesMax, batchFilesMax, encodedFileAt, encodesInWorker, worthWorkers, type EncodedBatch} from './encode-workers.js'
 import {writing, type OutputFile} from './output-file.js'
 import {digestChanged, openSource, sourceSize, type WriterSource} from './source.js'
 import {localHeader, localHeaderBytes, zip32Max, zip64, type EntryRecord} from './zip-records.js'
@@ -36,9 +36,9 @@ export type ProgressCounter = (entry: WriterEntry) => void | Promise<void>
 // waiting for deflate, pieces waiting for their turn), and at most this many entries are between
 // read and written: neither grows with entry sizes or counts. Measured on the bench tree, 8 MiB
 // (eight 1 MiB chunks for four pool threads) packs as fast as 16 MiB and keeps about 15 MB less
-// resident. The entries leave room for every batch the encoding workers hold at once.
+// resident. (Batches out on encoding workers count in bytes; their entries are queued once back.)
 const bufferedBytesMax = 8 * 1024 * 1024
-const bufferedEntriesMax = 512
+const bufferedEntriesMax = 256
 
 /**
  * Writes entries, in order, at the end of `file`: sources are read one after the other (each
@@ -122,18 +122,17 @@ class EntryPipeline {
    * counted entry by entry, in order, as each is read.
    */
   async #readEntries(workers: EncodeWorkers | null): Promise<void> {
-    const out: EncodedEntry<WriterEntry>[][] = []
+    const out: SentBatch[] = []
     for (let index = 0; index < this.entries.length; ) {
       throwIfCancelled(this.signal)
       const batch = workers === null ? [] : this.#batchAt(index)
       if (batch.length > 0) {
-        await this.#roomFor(batch.length)
-        out.push(await this.#sendBatch(workers!, batch))
-        if (out.length >= workers!.depth) await this.#counted(out.shift()!)
+        out.push(await this.#send(workers!, batch))
+        if (out.length >= workers!.depth) await this.#receive(out.shift()!)
         index += batch.length
         continue
       }
-      while (out.length > 0) await this.#counted(out.shift()!)
+      while (out.length > 0) await this.#receive(out.shift()!)
       await this.#roomFor(1)
       const entry = this.entries[index++]!
       const encoded = this.#started(new EncodedEntry(entry, this.#hooks))
@@ -142,7 +141,7 @@ class EntryPipeline {
       const waiting = this.read(entry)
       if (waiting !== undefined) await waiting
     }
-    while (out.length > 0) await this.#counted(out.shift()!)
+    while (out.length > 0) await this.#receive(out.shift()!)
   }
 
   /** The entries from `index` on that go to a worker together (none when the entry at `index` cannot). */
@@ -158,24 +157,29 @@ class EntryPipeline {
     return batch
   }
 
-  /** Sends `batch` to a worker, once the memory budget has room for it, and queues its entries. */
-  async #sendBatch(workers: EncodeWorkers, batch: readonly WriterEntry[]): Promise<EncodedEntry<WriterEntry>[]> {
-    const reserved = batch.map((entry) => sourceSize(entry.source))
-    const room = this.#hooks.reserve(reserved.reduce((sum, bytes) => sum + bytes, 0))
+  /** Sends `batch` to a worker once the memory budget has room for it. */
+  async #send(workers: EncodeWorkers, batch: readonly WriterEntry[]): Promise<SentBatch> {
+    const reserved = batch.reduce((sum, entry) => sum + sourceSize(entry.source), 0)
+    const room = this.#hooks.reserve(reserved)
     if (room !== undefined) await room
     const files = batch.map((entry): FileToEncode => {
       const source = entry.source as Extract<WriterSource, {kind: 'file'}>
       return {name: entry.name, path: source.path, size: source.size, store: entry.store, wantBytes: source.inspect !== undefined}
     })
     const results = workers.encode(files)
-    return batch.map((entry, position) => this.#started(new EncodedEntry(entry, this.#hooks, {file: results.then((all) => all[position]!), reserved: reserved[position]!})))
+    // Awaited in order later; a failure must not count as unhandled before then.
+    results.catch(() => undefined)
+    return {entries: batch, results}
   }
 
-  /** Waits for the entries of a batch to be read, in order, and counts each. */
-  async #counted(batch: readonly EncodedEntry<WriterEntry>[]): Promise<void> {
-    for (const encoded of batch) {
-      await encoded.read
-      const waiting = this.read(encoded.entry)
+  /** Takes a batch back from its worker: queues its entries, complete, in order, and counts each as read. */
+  async #receive({entries, results}: SentBatch): Promise<void> {
+    const batch = await results
+    for (let position = 0; position < entries.length; position++) {
+      const entry = entries[position]!
+      await this.#roomFor(1)
+      this.#started(new EncodedEntry(entry, this.#hooks, {file: encodedFileAt(batch, position), reserved: sourceSize(entry.source)}))
+      const waiting = this.read(entry)
       if (waiting !== undefined) await waiting
     }
   }
@@ -187,8 +191,6 @@ class EntryPipeline {
 
   /** Queues an entry whose encoding started, for the writing side. */
   #started(encoded: EncodedEntry<WriterEntry>): EncodedEntry<WriterEntry> {
-    // Awaited in order later; a failure must not count as unhandled before then.
-    encoded.read.catch(() => undefined)
     this.#queue.push(encoded)
     this.#changes.notify()
     return encoded
@@ -297,6 +299,12 @@ async function storeAgain(file: OutputFile, entry: WriterEntry, sha256: string, 
     buffers.give(buffer)
   }
   if (`sha256:${hash.digest('hex')}` !== sha256) throw digestChanged(entry.name)
+}
+
+/** A batch of entries out on an encoding worker. */
+interface SentBatch {
+  entries: readonly WriterEntry[]
+  results: Promise<EncodedBatch>
 }
 
 /**

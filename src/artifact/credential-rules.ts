@@ -111,9 +111,10 @@ interface Word {
 }
 
 /** The keyword scan of every rule, built on first use from {@link keywordsOfRule} alone: it needs no rule loaded. */
-let keywordScan: {words: readonly Word[]; scan: KeywordScan} | undefined
+let keywordScan: {words: readonly Word[]; scan: KeywordScan; rules: number} | undefined
 
-function keywordScanOfRules(): {words: readonly Word[]; scan: KeywordScan} {
+/** The words of every rule's keywords, their scan, and how many rules have keywords. */
+function keywordScanOfRules(): {words: readonly Word[]; scan: KeywordScan; rules: number} {
   if (keywordScan !== undefined) return keywordScan
   const words: (Word & {word: string})[] = []
   for (const [rule, keywords] of Object.entries(keywordsOfRule)) {
@@ -122,7 +123,7 @@ function keywordScanOfRules(): {words: readonly Word[]; scan: KeywordScan} {
       for (const word of keyword.words) words.push({word, rule, confirm, ...(keyword.files ? {files: keyword.files} : {})})
     }
   }
-  keywordScan = {words, scan: new KeywordScan(words.map((entry) => entry.word))}
+  keywordScan = {words, scan: new KeywordScan(words.map((entry) => entry.word)), rules: new Set(words.map((entry) => entry.rule)).size}
   return keywordScan
 }
 
@@ -132,25 +133,24 @@ function keywordScanOfRules(): {words: readonly Word[]; scan: KeywordScan} {
  * answer, means the text is clean and the rules need not be loaded at all.
  */
 export function rulesFor(text: FileText, path: string): string[] {
-  const {words, scan} = keywordScanOfRules()
-  const chosen = new Set<string>()
-  const pending = new Set(words.filter((word) => word.files?.(path) ?? true).map((word) => word.rule))
+  const {words, scan, rules} = keywordScanOfRules()
+  // Made at the first keyword confirmed: clean text, the usual case, allocates nothing.
+  let chosen: Set<string> | undefined
   // What `confirm` reads: the text, or UTF-8 bytes read as Latin-1, made once, where the first word is found.
   // A `confirm` expression matches only ASCII, and a byte that is not ASCII matches no ASCII character, as the
   // character it is part of does not; offsets in the bytes are offsets in that reading.
   let subject: string | undefined
-  if (pending.size > 0) {
-    scan.scan(text.kind === 'utf-8' ? text.bytes : text.text, (index, start) => {
-      const word = words[index]!
-      if (!pending.has(word.rule) || (word.files !== undefined && !word.files(path))) return false
-      subject ??= text.kind === 'utf-8' ? text.bytes.toString('latin1') : text.text
-      word.confirm.lastIndex = start
-      if (!word.confirm.test(subject)) return false
-      pending.delete(word.rule)
-      chosen.add(word.rule)
-      return pending.size === 0
-    })
-  }
+  scan.scan(text.kind === 'utf-8' ? text.bytes : text.text, (index, start) => {
+    const word = words[index]!
+    if (chosen?.has(word.rule) === true || (word.files !== undefined && !word.files(path))) return false
+    subject ??= text.kind === 'utf-8' ? text.bytes.toString('latin1') : text.text
+    word.confirm.lastIndex = start
+    if (!word.confirm.test(subject)) return false
+    chosen ??= new Set()
+    chosen.add(word.rule)
+    return chosen.size === rules
+  })
+  if (chosen === undefined) return []
   return [...chosen].every((rule) => rule === commentFilterId) ? [] : [...chosen]
 }
 
