@@ -4,6 +4,7 @@
  * back as one buffer (moved, not copied) holding every file's data and, when asked for, its bytes.
  */
 import {parentPort} from 'node:worker_threads'
+import {deflateChunkBytes} from './deflate.js'
 import {encodeWholeFile, type FileToEncode} from './entry-encoder.js'
 import {noBytes, slotWords, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
 
@@ -17,13 +18,19 @@ parentPort?.on('message', ({id, files}: BatchRequest) => {
   parentPort!.postMessage(reply, 'buffer' in reply ? [reply.buffer, reply.slots.buffer as ArrayBuffer] : [])
 })
 
+/**
+ * Where every file of a batch is read: one buffer for the worker's life. A buffer per file would be freed
+ * only when the worker's heap is next collected, which a heap of small objects does late: tens of MiB of
+ * dead file contents.
+ */
+const scratch = Buffer.allocUnsafeSlow(deflateChunkBytes + 1)
+
 function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
-  const encoded = files.map(encodeWholeFile)
-  let total = 0
-  for (const file of encoded) if (file.ok) total += file.data.length + (file.bytes !== null && file.bytes !== file.data ? file.bytes.length : 0)
-  const buffer = new ArrayBuffer(total)
+  // Room for every file's data and bytes: a deflated file is at most its deflate bound.
+  const room = files.reduce((sum, file) => sum + 2 * file.size + (file.size >> 10) + 64, 0)
+  const buffer = new ArrayBuffer(room)
   const target = new Uint8Array(buffer)
-  const slots = new Uint32Array(encoded.length * slotWords)
+  const slots = new Uint32Array(files.length * slotWords)
   const sha256: string[] = []
   const failures: BatchFailure[] = []
   let offset = 0
@@ -32,8 +39,8 @@ function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
     offset += bytes.length
     return offset - bytes.length
   }
-  encoded.forEach((file, position) => {
-    const slot = position * slotWords
+  files.forEach((request, position) => {
+    const file = encodeWholeFile(request, scratch)
     if (!file.ok) {
       failures.push({position, code: file.code, message: file.message, details: file.details})
       sha256.push('')
@@ -41,7 +48,7 @@ function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
     }
     const data = place(file.data)
     const bytes = file.bytes === null ? noBytes : file.bytes === file.data ? data : place(file.bytes)
-    slots.set([1, file.crc32, file.method, data, file.data.length, bytes, file.bytes?.length ?? 0], slot)
+    slots.set([1, file.crc32, file.method, data, file.data.length, bytes, file.bytes?.length ?? 0], position * slotWords)
     sha256.push(file.sha256)
   })
   return {id, buffer, slots, sha256, failures}

@@ -282,14 +282,16 @@ export interface FileToEncode {
 /**
  * Reads, checks and encodes a file of one chunk on the calling thread, as {@link EncodedEntry} does on the
  * main thread (the same checks, the same stored-or-deflated choice, the same deflate bytes): what an
- * encoding worker runs. A failure to read it is returned, not thrown.
+ * encoding worker runs. A failure to read it is returned, not thrown. The file is read into `scratch` (at
+ * least one byte larger than the file) when given: the bytes and data returned are then valid only until
+ * the next call.
  */
-export function encodeWholeFile(file: FileToEncode): EncodedFile {
+export function encodeWholeFile(file: FileToEncode, scratch?: Buffer): EncodedFile {
   let bytes: Buffer
   try {
     const reader = openImmediateSource(file.name, {kind: 'file', path: file.path, size: file.size})
     try {
-      bytes = reader.read(Buffer.allocUnsafe(file.size + 1), file.size)
+      bytes = reader.read(scratch ?? Buffer.allocUnsafe(file.size + 1), file.size)
       reader.finish()
     } finally {
       reader.close()
