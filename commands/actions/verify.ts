@@ -1,9 +1,8 @@
-import {readRevocationList, readTrustStore, verifyArtifact, verifyInstalled, type VerificationResult} from '#cli'
+import {verifyArtifact, type VerificationResult} from '#cli'
 import {commandSignal} from '../command-process.js'
 import {ExitCode, exitCodeForProblem} from '../exit-codes.js'
 import {UsageError} from '../failure.js'
 import {errorProblem, warningProblem} from '../json-result.js'
-import type {CommandOutput} from '../output.js'
 import type {ActionContext} from './action.js'
 import type {CommandInput} from '../base.js'
 import type Verify from '../verify.js'
@@ -14,7 +13,11 @@ export type VerifyInput = CommandInput<typeof Verify>
 /** `svc-plugin verify`: verifies an artifact (or, with --installed, an installed version), prints the verdict and gives the exit status. */
 export async function verifyCommand(input: VerifyInput, {output}: ActionContext): Promise<ExitCode> {
   const {args: {artifact}, flags} = input
-  if (flags.installed !== undefined) return verifyInstalledPlugin(flags.installed, input, output)
+  if (flags.installed !== undefined) {
+    // Loaded only when asked for: an installed version is read from a data root, which an artifact's check does not need.
+    const {verifyInstalledPlugin} = await import('./verify-installed.js')
+    return verifyInstalledPlugin(flags.installed, input, output)
+  }
   if (artifact === undefined) throw new UsageError('Name the artifact to verify, or --installed <id> with --data-root.')
   const {trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations, 'require-container-signature': requireContainerSignature} = flags
   const storeSignature = flags['store-signature']
@@ -49,23 +52,6 @@ export async function verifyCommand(input: VerifyInput, {output}: ActionContext)
     for (const problem of result.problems) output.outAlways(`invalid: ${problem.code}: ${problem.message}`)
   }
   return exitStatus(result)
-}
-
-/** `--installed <id>`: re-checks an installed version (the library's `verifyInstalled`) instead of an artifact. */
-async function verifyInstalledPlugin(id: string, {flags}: VerifyInput, output: CommandOutput): Promise<ExitCode> {
-  const {version, trust, json, revocations, 'allow-stale-revocations': allowStaleRevocations} = flags
-  const result = await verifyInstalled(flags['data-root'] as string, id, {
-    ...(version === undefined ? {} : {version}),
-    trust: await readTrustStore(trust),
-    ...(revocations === undefined ? {} : {revocations: await readRevocationList(revocations), allowStaleRevocations}),
-    requireStoreSignature: flags['require-store-signature'],
-    signal: commandSignal(),
-  })
-  for (const item of result.warnings) output.note(`warning ${item.code}: ${item.message}`)
-  if (json) output.outJson({...result, problems: result.problems.map(errorProblem), warnings: result.warnings.map(warningProblem)})
-  else if (result.valid) output.out(`valid, ${result.id} ${result.version} (${result.verdict})`)
-  else for (const problem of result.problems) output.outAlways(`invalid: ${problem.code}: ${problem.message}`)
-  return result.valid ? ExitCode.success : ExitCode.invalid
 }
 
 /** The line of a stale revocation list applied with --allow-stale-revocations. */
