@@ -4,9 +4,8 @@
  * back as one buffer (moved, not copied) holding every file's data and, when asked for, its bytes.
  */
 import {parentPort} from 'node:worker_threads'
-import {deflateChunkBytes} from './deflate.js'
 import {encodeWholeFile, type FileToEncode} from './entry-encoder.js'
-import {noBytes, slotWords, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
+import {noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
 
 parentPort?.on('message', ({id, files}: BatchRequest) => {
   let reply: BatchReply
@@ -23,7 +22,7 @@ parentPort?.on('message', ({id, files}: BatchRequest) => {
  * only when the worker's heap is next collected, which a heap of small objects does late: tens of MiB of
  * dead file contents.
  */
-const scratch = Buffer.allocUnsafeSlow(deflateChunkBytes + 1)
+const scratch = Buffer.allocUnsafeSlow(workerFileMaxBytes + 1)
 
 function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
   // Room for every file's data and bytes: a deflated file is at most its deflate bound.

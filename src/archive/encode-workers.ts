@@ -1,7 +1,6 @@
 import {availableParallelism} from 'node:os'
 import {Worker} from 'node:worker_threads'
 import type {EncodedFile, FileToEncode} from './entry-encoder.js'
-import {deflateChunkBytes} from './deflate.js'
 
 /**
  * Encoding workers: threads that read, check and encode small files in batches (see `encode-worker.ts`),
@@ -40,20 +39,31 @@ export type BatchFailure = {position: number} & Omit<Extract<EncodedFile, {ok: f
 export const slotWords = 7
 export const noBytes = 0xffffffff
 
-/** Files in one batch at most, and input bytes (a batch holds one file more when its first file is larger). */
+/** Files in one batch at most, and input bytes. */
 export const batchFilesMax = 64
-export const batchBytesMax = 1024 * 1024
+export const batchBytesMax = 512 * 1024
 
 /**
- * Worth starting workers for: this many files of one chunk, or this many bytes of them. Starting a worker
- * costs about as much as encoding a few hundred small files on the main thread.
+ * Worth starting workers for: at least this many files a worker takes, making up at least half of the
+ * bytes to write. Starting a worker costs about as much as deflating a hundred such files; and where larger
+ * files make up most of the bytes, their chunks keep every core busy on the thread pool already, and
+ * workers beside them only add threads and memory (measured: slower, and 60 MiB more, on a tree of large
+ * native libraries).
  */
-const workerFilesMin = 512
-const workerBytesMin = 16 * 1024 * 1024
+const workerFilesMin = 256
+/**
+ * The files a worker takes: larger than what the main thread deflates at once (16 KiB), which would
+ * otherwise each hold a deflate stream on the thread pool, and at most 64 KiB. Smaller files cost mostly
+ * what stays on the main thread (the scan, the records, the writing) and larger ones are deflated in
+ * chunks on the thread pool already; a worker that deflated them would hold up to tens of MiB of dead
+ * deflate output between its collections.
+ */
+export const workerFileMinBytes = 16 * 1024 + 1
+export const workerFileMaxBytes = 64 * 1024
 
-/** True for a file an encoding worker can take: a file source of one chunk that is not empty. */
+/** True for a file an encoding worker takes (see {@link workerFileMaxBytes}). */
 export function encodesInWorker(source: {kind: string; size?: number}): boolean {
-  return source.kind === 'file' && source.size !== undefined && source.size > 0 && source.size <= deflateChunkBytes
+  return source.kind === 'file' && source.size !== undefined && source.size >= workerFileMinBytes && source.size <= workerFileMaxBytes
 }
 
 /**
@@ -62,10 +72,10 @@ export function encodesInWorker(source: {kind: string; size?: number}): boolean 
  */
 export const workerUse: {when: 'auto' | 'always' | 'never'} = {when: 'auto'}
 
-/** Whether files of these sizes (those a worker can take) are worth starting workers for. */
-export function worthWorkers(sizes: readonly number[]): boolean {
+/** Whether files of these sizes (those a worker takes), among `totalBytes` to write, are worth starting workers for. */
+export function worthWorkers(sizes: readonly number[], totalBytes: number): boolean {
   if (workerUse.when !== 'auto') return workerUse.when === 'always' && sizes.length > 0
-  return sizes.length >= workerFilesMin || sizes.reduce((sum, size) => sum + size, 0) >= workerBytesMin
+  return sizes.length >= workerFilesMin && 2 * sizes.reduce((sum, size) => sum + size, 0) >= totalBytes
 }
 
 /** The result for the file at `position` of a batch (made when its entry is taken, see {@link BatchReply}). */

@@ -108,7 +108,8 @@ class EntryPipeline {
   }
 
   async #readAll(): Promise<void> {
-    const workers = worthWorkers(this.entries.filter((entry) => encodesInWorker(entry.source)).map((entry) => sourceSize(entry.source))) ? new EncodeWorkers() : null
+    const taken = this.entries.filter((entry) => encodesInWorker(entry.source)).map((entry) => sourceSize(entry.source))
+    const workers = worthWorkers(taken, this.entries.reduce((sum, entry) => sum + sourceSize(entry.source), 0)) ? new EncodeWorkers() : null
     try {
       await this.#readEntries(workers)
     } finally {

@@ -5,7 +5,7 @@ import {readdir, readFile, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import type {ArchiveError} from '../../src/archive/errors.js'
-import {workerUse} from '../../src/archive/encode-workers.js'
+import {encodesInWorker, workerFileMaxBytes, workerFileMinBytes, workerUse} from '../../src/archive/encode-workers.js'
 import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 import {pack} from '../../src/pack/pack.js'
 import {copyExample} from '../pack/support.js'
@@ -27,12 +27,12 @@ async function withWorkers<T>(when: 'always' | 'never', work: () => Promise<T>):
 /** Files of every size class a worker takes or leaves, compressible and not. */
 function mixedFiles(): Record<string, Buffer> {
   const files: Record<string, Buffer> = {'manifest.json': Buffer.from('{}')}
-  const sizes = [0, 1, 2, 100, 511, 16 * KiB, 16 * KiB + 1, 200 * KiB, MiB, MiB + 1, 3 * MiB]
+  const sizes = [0, 1, 100, 16 * KiB, workerFileMinBytes, 17 * KiB, 40 * KiB, workerFileMaxBytes, workerFileMaxBytes + 1, 200 * KiB, MiB + 1]
   sizes.forEach((size, index) => {
     files[`text/${index}.txt`] = Buffer.from('a line of text that repeats\n'.repeat(Math.ceil(size / 28) + 1)).subarray(0, size)
     files[`random/${index}.bin`] = randomBytes(size)
   })
-  for (let index = 0; index < 300; index++) files[`many/${String(index).padStart(3, '0')}.js`] = Buffer.from(`export const value${index} = ${index}\n`.repeat(1 + (index % 40)))
+  for (let index = 0; index < 300; index++) files[`many/${String(index).padStart(3, '0')}.js`] = Buffer.from(`export const value${index} = ${index}\n`.repeat(700 + index * 5))
   return files
 }
 
@@ -49,7 +49,8 @@ describe('encoding workers', () => {
     const dir = path.join(temp.dir, 'same')
     const files = mixedFiles()
     await writeTree(dir, files)
-    const entries = await fileEntries(dir, Object.keys(files), {stored: ['text/3.txt']})
+    const entries = await fileEntries(dir, Object.keys(files), {stored: ['text/5.txt']})
+    assert.ok(entries.filter((entry) => encodesInWorker(entry.source)).length > 300)
     const alone = await withWorkers('never', () => writeArchive(path.join(temp.dir, 'alone.zip'), entries))
     const helped = await withWorkers('always', () => writeArchive(path.join(temp.dir, 'helped.zip'), entries))
     assert.equal(helped.sha256, alone.sha256)
@@ -59,7 +60,8 @@ describe('encoding workers', () => {
   /** The error a write meets in `prepare`d sources, with or without workers, and whether it left the folder as it was. */
   async function failure(name: string, when: 'always' | 'never', prepare: (dir: string) => Promise<void>): Promise<{code: string; reason: unknown; entry: unknown; untouched: boolean}> {
     const dir = path.join(temp.dir, `${name}-${when}`)
-    const files: Record<string, string> = {'manifest.json': '{}', 'a.txt': 'original', 'b.txt': 'b'}
+    // a.txt is a file a worker takes.
+    const files: Record<string, string> = {'manifest.json': '{}', 'a.txt': original, 'b.txt': 'b'}
     await writeTree(dir, files)
     const entries: WriterEntry[] = await fileEntries(dir, Object.keys(files))
     await prepare(dir)
@@ -68,11 +70,12 @@ describe('encoding workers', () => {
     return {code: error.code, reason: error.details.reason, entry: error.details.entry, untouched: JSON.stringify((await readdir(dir)).sort()) === JSON.stringify(before)}
   }
 
+  const original = 'original\n'.repeat(2500)
   const changes: [string, (dir: string) => Promise<void>][] = [
     ['vanished', (dir) => rm(path.join(dir, 'a.txt'))],
-    ['edited', (dir) => writeFile(path.join(dir, 'a.txt'), 'tampered')],
-    ['grown', (dir) => writeFile(path.join(dir, 'a.txt'), 'original and more')],
-    ['shrunk', (dir) => writeFile(path.join(dir, 'a.txt'), 'orig')],
+    ['edited', (dir) => writeFile(path.join(dir, 'a.txt'), original.replace('original', 'tampered'))],
+    ['grown', (dir) => writeFile(path.join(dir, 'a.txt'), `${original}and more`)],
+    ['shrunk', (dir) => writeFile(path.join(dir, 'a.txt'), original.slice(1))],
     ['symlinked', async (dir) => (await rm(path.join(dir, 'a.txt')), await symlink('b.txt', path.join(dir, 'a.txt')))],
     ['fifo', async (dir) => (await rm(path.join(dir, 'a.txt')), void execFileSync('mkfifo', [path.join(dir, 'a.txt')]))],
     ['folder', async (dir) => (await rm(path.join(dir, 'a.txt')), writeTree(path.join(dir, 'a.txt'), {'inside.txt': 'x'}))],
@@ -90,7 +93,9 @@ describe('encoding workers', () => {
 
   it('show every file to the secret scan: pack refuses the same secret with and without them', async () => {
     const dir = await copyExample(path.join(temp.dir, 'plugin'))
-    await writeTree(dir, {'config/deploy.txt': `token = ghp_${'A1b2C3d4E5'.repeat(3)}123456\n`, 'config/id_ed25519': '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE KEY-----\n'})
+    // Both files are ones a worker takes: their bytes come back for the scan.
+    const padding = '# deployment settings\n'.repeat(1000)
+    await writeTree(dir, {'config/deploy.txt': `${padding}token = ghp_${'A1b2C3d4E5'.repeat(3)}123456\n`, 'config/id_ed25519': `${padding}-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE KEY-----\n`})
     const refusal = async (when: 'always' | 'never') => {
       const error = (await withWorkers(when, () => rejectionOf(pack(dir, {output: path.join(temp.dir, `plugin-${when}.svcPlugin`)})))) as ArchiveError
       return {code: error.code, details: error.details}
