@@ -39,7 +39,7 @@ const outputPartBytes = 64 * 1024
  * Room for all the raw deflate output of `length` bytes in one buffer (zlib's bound, with a margin
  * for the flush): a small input's output then fits one allocation of about its own size.
  */
-function outputBound(length: number): number {
+export function outputBound(length: number): number {
   return length + (length >> 10) + 64
 }
 

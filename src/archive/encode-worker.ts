@@ -4,6 +4,7 @@
  * back as one buffer (moved, not copied) holding every file's data and, when asked for, its bytes.
  */
 import {parentPort} from 'node:worker_threads'
+import {outputBound} from './deflate.js'
 import {encodeWholeFile, type FileToEncode} from './entry-encoder.js'
 import {noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
 
@@ -25,8 +26,8 @@ parentPort?.on('message', ({id, files}: BatchRequest) => {
 const scratch = Buffer.allocUnsafeSlow(workerFileMaxBytes + 1)
 
 function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
-  // Room for every file's data and bytes: a deflated file is at most its deflate bound.
-  const room = files.reduce((sum, file) => sum + 2 * file.size + (file.size >> 10) + 64, 0)
+  // Room for every file's bytes and its data, which deflated is at most its deflate bound.
+  const room = files.reduce((sum, file) => sum + file.size + outputBound(file.size), 0)
   const buffer = new ArrayBuffer(room)
   const target = new Uint8Array(buffer)
   const slots = new Uint32Array(files.length * slotWords)

@@ -19,21 +19,26 @@ export interface TestPki {
   certificate: {json: Uint8Array; sig: string}
 }
 
+/** A `creator` package certificate for `com.example`, valid through 2030, issued by `root` for `subjectPublicKey`. */
+export function packageCertificate(root: {rootKeyId: string; root: {privateKey: Uint8Array}}, subjectPublicKey: Uint8Array): {json: Uint8Array; sig: string} {
+  const issued = issueCertificate({
+    subject: {kind: 'creator', id: 'com.example', name: 'Example Labs'},
+    subjectPublicKey,
+    keyUsage: 'package',
+    notBefore: validFrom,
+    notAfter: validTo,
+    signerPrivateKey: root.root.privateKey,
+    rootKeyId: root.rootKeyId,
+    now: testNow,
+  })
+  return {json: issued.certificateJson, sig: issued.certificateSig}
+}
+
 /** A fresh root and a `creator` package certificate for `com.example` valid through 2030. */
 export function createPki(options: {rootKeyId?: string} = {}): TestPki {
   const {rootKeyId, keyPair: root, trustStore: trust} = createRoot(options.rootKeyId ?? 'root_test')
   const signer = generateKeyPair()
-  const issued = issueCertificate({
-    subject: {kind: 'creator', id: 'com.example', name: 'Example Labs'},
-    subjectPublicKey: signer.publicKey,
-    keyUsage: 'package',
-    notBefore: validFrom,
-    notAfter: validTo,
-    signerPrivateKey: root.privateKey,
-    rootKeyId,
-    now: testNow,
-  })
-  return {rootKeyId, root, trust, signer, certificate: {json: issued.certificateJson, sig: issued.certificateSig}}
+  return {rootKeyId, root, trust, signer, certificate: packageCertificate({rootKeyId, root}, signer.publicKey)}
 }
 
 /** Issues a certificate for a fresh key under `signerPrivateKey`, with overridable fields. */

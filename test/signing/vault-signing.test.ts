@@ -5,7 +5,7 @@ import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import fc from 'fast-check'
 import {parseSignatureMessage, signatureMessage} from '../../src/artifact/digest.js'
-import {certificateMessage, issueCertificate, parseCertificate} from '../../src/pki/certificate.js'
+import {certificateMessage, parseCertificate} from '../../src/pki/certificate.js'
 import {issueCertificateFiles, type IssueCertificateFilesOptions, prepareCertificateFiles} from '../../src/pki/certificate-files.js'
 import {verifyStrict} from '../../src/pki/ed25519.js'
 import {signerFromCommand} from '../../src/pki/signer.js'
@@ -13,7 +13,7 @@ import {prepareArtifactSignature, signArtifact} from '../../src/signing/sign-art
 import {verifyArtifact} from '../../src/signing/verify-artifact.js'
 import {flipByte, writeArtifact} from './artifacts.js'
 import {opensslKey, type OpensslKey, opensslSign, opensslSigner, opensslSignerCommand, signingRefusal as refusal} from './openssl.js'
-import {createPki, samplePlugin, testNow, type TestPki, validFrom, validTo} from './pki.js'
+import {createPki, packageCertificate, samplePlugin, testNow, type TestPki, validFrom, validTo} from './pki.js'
 
 let dir: string
 let pki: TestPki
@@ -24,28 +24,15 @@ let otherCertificate: {json: Uint8Array; sig: string}
 let unsigned: string
 let otherUnsigned: string
 
-/** A package certificate, issued by the test root, for a key the project knows only by its public half. */
-function certificateFor(key: OpensslKey): {json: Uint8Array; sig: string} {
-  const issued = issueCertificate({
-    subject: {kind: 'creator', id: 'com.example', name: 'Example Labs'},
-    subjectPublicKey: key.publicKey,
-    keyUsage: 'package',
-    notBefore: validFrom,
-    notAfter: validTo,
-    signerPrivateKey: pki.root.privateKey,
-    rootKeyId: pki.rootKeyId,
-    now: testNow,
-  })
-  return {json: issued.certificateJson, sig: issued.certificateSig}
-}
 
 before(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'svc-plugin-vault-'))
   pki = createPki()
   vaultKey = opensslKey(dir, 'vault')
   otherKey = opensslKey(dir, 'other')
-  certificate = certificateFor(vaultKey)
-  otherCertificate = certificateFor(otherKey)
+  // Issued for keys the project knows only by their public half.
+  certificate = packageCertificate(pki, vaultKey.publicKey)
+  otherCertificate = packageCertificate(pki, otherKey.publicKey)
   const {manifest, payload} = samplePlugin()
   unsigned = await writeArtifact(path.join(dir, 'unsigned.svcPlugin'), {manifest, entries: payload})
   const other = samplePlugin({extraManifest: {description: 'Another build of the same plugin.'}})
