@@ -155,6 +155,13 @@ const oclifPatches: readonly {readonly file: string; readonly find: string; read
   // Comparing the command ids by locale loads the ICU collation data the first time, which costs more than
   // the rest of a small command; the ids are ASCII words, whose order is the same either way.
   {file: 'config/plugin.js', find: '.sort((a, b) => a.id.localeCompare(b.id))', replace: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))'},
+  // Telling WSL from plain Linux loads a package that reads /proc and loads child_process, on every run,
+  // for a name oclif only shows in its user agent; the kernel's release names Microsoft under WSL.
+  {
+    file: 'util/os.js',
+    find: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+    replace: "return process.platform === 'linux' && /microsoft/i.test((0, node_os_1.release)()) ? 'wsl' : (0, node_os_1.platform)();",
+  },
   // Every logger is a `debug` function that prints only for the namespaces DEBUG names: without DEBUG,
   // a function that does nothing, without loading `debug` and its terminal detection.
   {
@@ -163,6 +170,13 @@ const oclifPatches: readonly {readonly file: string; readonly find: string; read
     replace: 'const debug_1 = {default: (namespace) => (process.env.DEBUG ? require("debug")(namespace) : Object.assign(() => {}, {enabled: false, namespace}))};',
   },
 ]
+
+/**
+ * Node's own modules that oclif requires when it loads but a command seldom uses (a parent process's name on
+ * Windows, performance marks under OCLIF_PERFORMANCE, a prompt for a missing argument): each costs a
+ * millisecond or more to load, so they are deferred like oclif's packages.
+ */
+const deferredBuiltins = new Set(['node:child_process', 'node:perf_hooks', 'node:readline'])
 
 /**
  * Loads oclif's modules with {@link oclifPatches} applied, and defers each `require` at the top of an oclif
@@ -187,7 +201,7 @@ const startFastOclif: Plugin = {
       let deferred = 0
       text = text
         .replace(/^(const|var|let) ([\w$]+) = ((?:__importDefault\(|__importStar\()?require\("([^"]+)"\)\)?);$/gm, (line, keyword: string, name: string, expression: string, specifier: string) => {
-          if (specifier.startsWith('node:')) return line
+          if (specifier.startsWith('node:') && !deferredBuiltins.has(specifier)) return line
           deferred += 1
           return `${keyword} ${name} = __deferred(() => ${expression});`
         })

@@ -1,7 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import {lstat, readFile, readdir} from 'node:fs/promises'
 import {hostname} from 'node:os'
-import {performance} from 'node:perf_hooks'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {cancellable, throwIfCancelled} from '../cancellation.js'
@@ -80,8 +79,9 @@ export interface AcquireOptions {
 export async function acquireLock(file: string, options: AcquireOptions = {}): Promise<PluginLock> {
   const timeoutMs = options.timeoutMs ?? defaultLockTimeoutMs
   // A monotonic clock: the wait is measured, not dated (a wall clock that jumps would cut it short or
-  // stretch it, and an operation judged at a caller's reference time reads no wall clock at all).
-  const started = performance.now()
+  // stretch it, and an operation judged at a caller's reference time reads no wall clock at all). The
+  // process's own, not `performance`, whose first use loads Node's performance hooks.
+  const started = process.hrtime.bigint()
   const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex')}
   const attempt = new LockAttempt(file, owner, options.ensureDirectory ?? (() => mkdir(path.dirname(file), {recursive: true})))
   let delay = 1
@@ -102,7 +102,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
         await breakStale(file, seen)
         continue
       }
-      if (performance.now() - started >= timeoutMs) {
+      if (Number(process.hrtime.bigint() - started) / 1e6 >= timeoutMs) {
         throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
           details: {lock: file, holder: owners.find((holder) => holder !== null) ?? null},
         })

@@ -54,19 +54,41 @@ export function isStrictPublicKey(publicKey: Uint8Array): boolean {
   return point !== null && isTorsionFreeNonIdentity(point)
 }
 
+/** The field prime p = 2^255 - 19. */
+const fieldPrime = 2n ** 255n - 19n
+
+/**
+ * True when 32 bytes are the canonical encoding of a y coordinate and sign: y < p, and no sign bit on
+ * x = 0 (which happens only for y = 1 and y = p - 1). Whether a point with that y exists is not asked.
+ */
+function isCanonicalEncoding(bytes: Uint8Array): boolean {
+  const signBit = ((bytes[keyLength - 1] as number) & 0x80) !== 0
+  const y = littleEndianToBigInt(bytes) & ((1n << 255n) - 1n)
+  return y < fieldPrime && !(signBit && (y === 1n || y === fieldPrime - 1n))
+}
+
+/** The canonical encoding of the identity point (x = 0, y = 1). */
+const identityEncoding = Buffer.concat([Buffer.from([1]), Buffer.alloc(keyLength - 1)])
+
 /**
  * Strict Ed25519 verification. Accepts only when: the signature is 64 bytes; A is a
  * canonical, non-identity point with no small-order component; R is canonical, not the identity and
  * (like A) free of any small-order component; S < L; and the RFC 8032 equation holds. With A and R in
  * the prime-order subgroup the cofactored and cofactorless equations agree, so every verifier that
  * applies these checks reaches the same verdict on every input.
+ *
+ * R is not decoded here: node:crypto checks the cofactorless equation by computing [S]B - [k]A and
+ * comparing its canonical encoding with R's bytes. When that holds, R is that point: a curve point (an
+ * encoding of no point never matches), in the prime-order subgroup (B and A are, and so is every
+ * combination of them). So once A is known to be torsion-free, R's subgroup check cannot change the
+ * verdict, and what is left to check of R is its encoding and that it is not the identity.
  */
 export function verifyStrict(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   if (signature.length !== signatureLength) return false
   const a = decodeCanonicalPoint(publicKey)
   if (a === null || !isTorsionFreeNonIdentity(a)) return false
-  const r = decodeCanonicalPoint(signature.subarray(0, keyLength))
-  if (r === null || !isTorsionFreeNonIdentity(r)) return false
+  const r = signature.subarray(0, keyLength)
+  if (!isCanonicalEncoding(r) || identityEncoding.equals(r)) return false
   // Malleability: S + L would verify the same equation; only the reduced scalar is accepted.
   if (littleEndianToBigInt(signature.subarray(keyLength)) >= groupOrder) return false
   try {

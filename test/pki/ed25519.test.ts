@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
-import {createPublicKey, randomBytes, verify as nodeVerify} from 'node:crypto'
+import {createHash, createPublicKey, randomBytes, verify as nodeVerify} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
+import * as ed from '@noble/ed25519'
 import {generateKeyPair, isStrictPublicKey, publicKeyOf, sign, verifyStrict} from '../../src/pki/ed25519.js'
 
 interface Vector {
@@ -108,5 +109,101 @@ describe('strict Ed25519 on honest signatures', () => {
     assert.equal(isStrictPublicKey(hex('0100000000000000000000000000000000000000000000000000000000000000')), false)
     assert.equal(isStrictPublicKey(hex('ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f')), false)
     assert.equal(isStrictPublicKey(hex('c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa')), false)
+  })
+})
+
+/** Little-endian bytes of `value` (32 of them), and back. */
+const toBytes = (value: bigint): Uint8Array => Uint8Array.from({length: 32}, (_, at) => Number((value >> BigInt(8 * at)) & 0xffn))
+const fromBytes = (bytes: Uint8Array): bigint => bytes.reduceRight((value, byte) => (value << 8n) | BigInt(byte), 0n)
+const modL = (value: bigint): bigint => ((value % groupOrder) + groupOrder) % groupOrder
+const challenge = (r: Uint8Array, a: Uint8Array, message: Uint8Array): bigint => modL(fromBytes(new Uint8Array(createHash('sha512').update(r).update(a).update(message).digest())))
+
+/** Strict verification as it reads, decoding R and checking its subgroup too: what `verifyStrict` must agree with. */
+function referenceVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  const decode = (bytes: Uint8Array): ed.Point | null => {
+    try {
+      const point = ed.Point.fromBytes(bytes, false)
+      return Buffer.from(point.toBytes()).equals(Buffer.from(bytes)) ? point : null
+    } catch {
+      return null
+    }
+  }
+  const a = decode(publicKey)
+  const r = decode(signature.subarray(0, 32))
+  if (a === null || r === null || a.is0() || r.is0() || !a.isTorsionFree() || !r.isTorsionFree()) return false
+  if (fromBytes(signature.subarray(32)) >= groupOrder) return false
+  return nodeVerify(null, message, spkiKey(publicKey), signature)
+}
+
+/** The eight points of small order: [L]P of points P decoded from arbitrary bytes. */
+function smallOrderPoints(): ed.Point[] {
+  const found = new Map<string, ed.Point>()
+  for (let seed = 0; found.size < 8 && seed < 10_000; seed++) {
+    let point: ed.Point
+    try {
+      point = ed.Point.fromBytes(new Uint8Array(createHash('sha256').update(String(seed)).digest()), false)
+    } catch {
+      continue
+    }
+    const torsion = point.multiply(groupOrder - 1n, false).add(point)
+    found.set(torsion.toHex(), torsion)
+  }
+  return [...found.values()]
+}
+
+describe('strict Ed25519 decides R without decoding it', () => {
+  it('agrees with a verifier that decodes R and checks its subgroup, on every kind of R', () => {
+    const torsion = smallOrderPoints()
+    assert.equal(torsion.length, 8)
+    const p = 2n ** 255n - 19n
+    let cases = 0
+    let accepted = 0
+    for (let round = 0; round < 6; round++) {
+      const seed = new Uint8Array(createHash('sha256').update(`key ${round}`).digest())
+      const expanded = createHash('sha512').update(seed).digest()
+      expanded[0] = (expanded[0] as number) & 248
+      expanded[31] = ((expanded[31] as number) & 127) | 64
+      const secret = modL(fromBytes(new Uint8Array(expanded.subarray(0, 32))))
+      const publicKey = publicKeyOf(seed)
+      const message = Buffer.from(`message ${round}`)
+      const nonce = modL(fromBytes(new Uint8Array(createHash('sha512').update(`nonce ${round}`).digest())))
+      const honestR = ed.Point.BASE.multiply(nonce)
+      /** A signature whose S satisfies the equation for this R (what a key holder can make for any R). */
+      const signedWith = (rBytes: Uint8Array, rScalar: bigint): Uint8Array => new Uint8Array([...rBytes, ...toBytes(modL(rScalar + challenge(rBytes, publicKey, message) * secret))])
+      const signatures: Uint8Array[] = [signedWith(honestR.toBytes(), nonce)]
+      for (const t of torsion) {
+        // R with a small-order component, S made for it; and the small-order point itself as R.
+        signatures.push(signedWith(honestR.add(t).toBytes(), nonce), signedWith(t.toBytes(), 0n))
+      }
+      // R = identity, with S = k·a so that the equation holds.
+      signatures.push(signedWith(ed.Point.ZERO.toBytes(), 0n))
+      for (const base of [honestR, ...torsion, ed.Point.ZERO]) {
+        const bytes = base.toBytes()
+        const y = fromBytes(bytes) & ((1n << 255n) - 1n)
+        const sign = (bytes[31] as number) & 0x80
+        // Non-canonical spellings: y + p where it fits in 255 bits, and the sign bit set on x = 0.
+        if (y + p < 1n << 255n) {
+          const alias = toBytes(y + p)
+          alias[31] = (alias[31] as number) | sign
+          signatures.push(signedWith(alias, nonce), signedWith(alias, 0n))
+        }
+        if (y === 1n || y === p - 1n) {
+          const alias = toBytes(y)
+          alias[31] = (alias[31] as number) | 0x80
+          signatures.push(signedWith(alias, 0n))
+        }
+      }
+      // R bytes that may be no point at all.
+      for (let at = 0; at < 8; at++) signatures.push(signedWith(new Uint8Array(createHash('sha256').update(`r ${round} ${at}`).digest()), nonce))
+      for (const signature of signatures) {
+        const expected = referenceVerify(signature, message, publicKey)
+        assert.equal(verifyStrict(signature, message, publicKey), expected, `R ${Buffer.from(signature.subarray(0, 32)).toString('hex')}`)
+        cases += 1
+        if (expected) accepted += 1
+      }
+    }
+    // Only the honest R of each round is strict: as itself, and as R + O (the identity is one of the eight).
+    assert.deepEqual({cases, accepted}, {cases, accepted: 12})
+    assert.ok(cases >= 6 * 30)
   })
 })
