@@ -48,10 +48,26 @@ function isTorsionFreeNonIdentity(point: ed.Point): boolean {
   return !point.is0() && point.isTorsionFree()
 }
 
+/**
+ * Verdicts of {@link isStrictPublicKey} already reached, by key. The subgroup check is hundreds of point
+ * operations, and one key is checked again and again (a signer verifies what it signed, then the whole
+ * artifact; a host checks every plugin of one publisher); the verdict depends on the 32 bytes alone. At
+ * most {@link strictKeysKept} keys are kept, the oldest forgotten first.
+ */
+const strictKeys = new Map<string, boolean>()
+const strictKeysKept = 256
+
 /** True when `publicKey` is a key strict verification accepts: 32 bytes, canonical, not the identity, torsion-free. */
 export function isStrictPublicKey(publicKey: Uint8Array): boolean {
+  if (publicKey.length !== keyLength) return false
+  const key = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('hex')
+  const known = strictKeys.get(key)
+  if (known !== undefined) return known
   const point = decodeCanonicalPoint(publicKey)
-  return point !== null && isTorsionFreeNonIdentity(point)
+  const strict = point !== null && isTorsionFreeNonIdentity(point)
+  if (strictKeys.size >= strictKeysKept) strictKeys.delete(strictKeys.keys().next().value as string)
+  strictKeys.set(key, strict)
+  return strict
 }
 
 /** The field prime p = 2^255 - 19. */
@@ -84,9 +100,7 @@ const identityEncoding = Buffer.concat([Buffer.from([1]), Buffer.alloc(keyLength
  * verdict, and what is left to check of R is its encoding and that it is not the identity.
  */
 export function verifyStrict(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  if (signature.length !== signatureLength) return false
-  const a = decodeCanonicalPoint(publicKey)
-  if (a === null || !isTorsionFreeNonIdentity(a)) return false
+  if (signature.length !== signatureLength || !isStrictPublicKey(publicKey)) return false
   const r = signature.subarray(0, keyLength)
   if (!isCanonicalEncoding(r) || identityEncoding.equals(r)) return false
   // Malleability: S + L would verify the same equation; only the reduced scalar is accepted.

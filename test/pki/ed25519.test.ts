@@ -105,6 +105,22 @@ describe('strict Ed25519 on honest signatures', () => {
     assert.equal(Buffer.from(publicKeyOf(seed)).toString('hex'), 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a')
   })
 
+  it('gives a key the same verdict every time it is asked, also once more keys were checked than are remembered', () => {
+    const small = hex('c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa')
+    const {publicKey, privateKey} = generateKeyPair()
+    const signature = sign(Buffer.from('again'), privateKey)
+    for (let round = 0; round < 2; round++) {
+      assert.equal(isStrictPublicKey(small), false)
+      assert.equal(isStrictPublicKey(publicKey), true)
+      assert.equal(verifyStrict(signature, Buffer.from('again'), publicKey), true)
+      // The same bytes changed in place are judged as what they now are.
+      const altered = new Uint8Array(publicKey)
+      altered.set(small)
+      assert.equal(isStrictPublicKey(altered), false)
+      for (let other = 0; other < 257; other++) isStrictPublicKey(publicKeyOf(new Uint8Array(createHash('sha256').update(`${round} ${other}`).digest())))
+    }
+  })
+
   it('calls the identity and a small-order point non-strict public keys', () => {
     assert.equal(isStrictPublicKey(hex('0100000000000000000000000000000000000000000000000000000000000000')), false)
     assert.equal(isStrictPublicKey(hex('ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f')), false)
