@@ -17,6 +17,7 @@
  * is not shipped.
  */
 import {copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, type Interfaces} from '@oclif/core'
@@ -172,6 +173,42 @@ const oclifPatches: readonly {readonly file: string; readonly find: string; read
 ]
 
 /**
+ * Packages oclif requires for what a built command line seldom does: finding commands by glob pattern
+ * (tinyglobby, minimatch), help templates (ejs), spinners (cli-spinners), configuration files (lilconfig)
+ * and debug output (debug). In oclif's chunk every command would read and compile their code (about a
+ * third of the chunk) at each start; each is bundled instead into a file of its own beside the chunk
+ * (`chunks/oclif-<name>.cjs`), which the first call that needs it loads.
+ */
+const seldomUsedByOclif = ['tinyglobby', 'minimatch', 'ejs', 'cli-spinners', 'lilconfig', 'debug'] as const
+const seldomUsedFile = (name: string) => `oclif-${name}.cjs`
+
+const loadSeldomUsedOnDemand: Plugin = {
+  name: 'load-seldom-used-on-demand',
+  setup(esbuild) {
+    esbuild.onResolve({filter: new RegExp(`^(${seldomUsedByOclif.join('|')})$`)}, ({path: name, importer}) =>
+      /[\\/]@oclif[\\/]core[\\/]/.test(importer) ? {path: `./${seldomUsedFile(name)}`, external: true} : undefined,
+    )
+  },
+}
+
+/** Bundles each package of {@link seldomUsedByOclif}, as oclif resolves it, into its file in `chunks/`. */
+async function bundleSeldomUsed(): Promise<void> {
+  const resolveAsOclif = createRequire(createRequire(import.meta.url).resolve('@oclif/core'))
+  for (const name of seldomUsedByOclif) {
+    await build({
+      entryPoints: [resolveAsOclif.resolve(name)],
+      outfile: path.join(outdir, 'chunks', seldomUsedFile(name)),
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      minify: true,
+      logLevel: 'warning',
+    })
+  }
+}
+
+/**
  * Node's own modules that oclif requires when it loads but a command seldom uses (a parent process's name on
  * Windows, performance marks under OCLIF_PERFORMANCE, a prompt for a missing argument): each costs a
  * millisecond or more to load, so they are deferred like oclif's packages.
@@ -247,10 +284,11 @@ const {metafile} = await build({
   external: ['typescript', 'ts-node'],
   // CommonJS dependencies bundled into an ES module still call require() for node's built-ins.
   banner: {js: "import {createRequire as __createRequire} from 'node:module';const require=__createRequire(import.meta.url);"},
-  plugins: [importsFromDeclaringModules, startFastOclif],
+  plugins: [importsFromDeclaringModules, startFastOclif, loadSeldomUsedOnDemand],
   metafile: true,
   logLevel: 'warning',
 })
+await bundleSeldomUsed()
 // The module that loads the schema's compiled validator finds it beside itself.
 const validatorHolders = Object.entries(metafile.outputs).filter(([, {inputs}]) => validatorSource in inputs)
 if (validatorHolders.length === 0) throw new Error(`bundle: no output holds ${validatorSource}`)
