@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import fc from 'fast-check'
+import {findNodeAtLocation, parseTree} from 'jsonc-parser'
 import {maxJsonNesting, readJsonDocument} from '../../src/json/strict-json.js'
 import {maxManifestBytes} from '../../src/model/manifest-size.js'
 import type {ReadJsonResult} from '../../src/json/strict-json.js'
@@ -256,6 +257,54 @@ describe('readJsonDocument: strict JSON', () => {
     it('finds the closest existing ancestor of a missing value', () => {
       assert.deepEqual(document.locateNearest('/a/b/1/missing'), {pointer: '/a/b/1', line: 3, column: 14})
       assert.deepEqual(document.locateNearest('/nothing/here'), {pointer: '', line: 1, column: 1})
+    })
+  })
+
+  describe('positions without the whole tree', () => {
+    /** Where jsonc-parser's own tree places the value at `pointer` (line and UTF-16 column, from 1), or null. */
+    function treePosition(text: string, pointer: string): {line: number; column: number} | null {
+      const tokens = pointer === '' ? [] : pointer.slice(1).split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'))
+      if (pointer !== '' && !pointer.startsWith('/')) return null
+      let node = parseTree(text)
+      for (const token of tokens) {
+        if (node === undefined) return null
+        if (node.type === 'array') {
+          if (!/^(0|[1-9][0-9]*)$/.test(token)) return null
+          node = node.children?.[Number(token)]
+        } else if (node.type === 'object') {
+          node = findNodeAtLocation(node, [token])
+        } else {
+          return null
+        }
+      }
+      if (node === undefined) return null
+      const before = text.slice(0, node.offset)
+      return {line: before.split('\n').length, column: node.offset - before.lastIndexOf('\n')}
+    }
+    const key = fc.constantFrom('a', 'b', 'x/y', 'm~n', '__proto__', 'constructor', '0', '')
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({depthSize: 'small'}, fc.constantFrom(null, true, 1, 'é😀'), tie('array'), tie('object')),
+      array: fc.array(tie('value'), {maxLength: 3}),
+      object: fc.dictionary(key, tie('value'), {maxKeys: 4}),
+    }))
+    const escape = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1')
+    const pointer = fc.array(fc.oneof(key.map(escape), fc.constantFrom('0', '1', '01', '-', '~', '~2')), {maxLength: 4}).map((tokens) => tokens.map((token) => `/${token}`).join(''))
+
+    it('locates every pointer, present or not, where the tree does, and its nearest ancestor too', () => {
+      fc.assert(
+        fc.property(json.object, fc.constantFrom('', ' ', '\n\t '), fc.constantFrom(0, 2, '\t'), fc.array(pointer, {minLength: 1, maxLength: 6}), (value, lead, indent, pointers) => {
+          const text = lead + JSON.stringify(value, null, indent)
+          const document = read(text)
+          if (!document.ok) throw new Error(document.problem.message)
+          for (const asked of ['', ...pointers]) {
+            assert.deepEqual(document.locate(asked), treePosition(text, asked), asked)
+            let nearest = asked
+            while (treePosition(text, nearest) === null) nearest = nearest.includes('/') ? nearest.slice(0, nearest.lastIndexOf('/')) : ''
+            assert.deepEqual(document.locateNearest(asked), {pointer: nearest, ...treePosition(text, nearest)}, asked)
+          }
+        }),
+        {numRuns: 300, seed: 20261128},
+      )
     })
   })
 
