@@ -476,16 +476,19 @@ function at(position: JsonPosition): string {
 
 /** Line starts of a text; JSON's only line breaks are LF, CR LF and CR. */
 class LineIndex {
-  // Built on the first lookup: a manifest without diagnostics never needs a position.
-  #starts: number[] | null = null
+  // Line starts are found as far as a lookup needs them: a manifest without diagnostics never needs a
+  // position, and one whose diagnostics sit near the top (20,000 files[] below) reads only the first lines.
+  readonly #starts: number[] = [0]
+  /** Characters before this offset have been read for line breaks. */
+  #scanned = 0
 
   constructor(private readonly text: string) {}
 
-  private get starts(): number[] {
-    if (this.#starts !== null) return this.#starts
-    const starts = [0]
+  #scanTo(offset: number): void {
     const text = this.text
-    for (let i = 0; i < text.length; i++) {
+    const starts = this.#starts
+    let i = this.#scanned
+    for (; i < offset; i++) {
       const ch = text.charCodeAt(i)
       if (ch === 0x0a) starts.push(i + 1)
       else if (ch === 0x0d) {
@@ -493,20 +496,21 @@ class LineIndex {
         starts.push(i + 1)
       }
     }
-    this.#starts = starts
-    return starts
+    this.#scanned = Math.max(this.#scanned, i)
   }
 
   /** The 1-based position of UTF-16 offset `offset`. */
   position(offset: number): JsonPosition {
+    this.#scanTo(offset)
+    const starts = this.#starts
     let low = 0
-    let high = this.starts.length - 1
+    let high = starts.length - 1
     while (low < high) {
       const middle = (low + high + 1) >> 1
-      if ((this.starts[middle] as number) <= offset) low = middle
+      if ((starts[middle] as number) <= offset) low = middle
       else high = middle - 1
     }
-    return {line: low + 1, column: offset - (this.starts[low] as number) + 1}
+    return {line: low + 1, column: offset - (starts[low] as number) + 1}
   }
 
   /** The position just after the last character. */
