@@ -60,6 +60,21 @@ const formatCharacter = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u
  * trailing `/`. Duplicate and case/NFC collisions need the other names: see {@link entryCollisionKey}.
  */
 export function checkEntryPath(path: string, options: EntryPathOptions = {}): EntryPathProblem | null {
+  // Most names are plain: taken at once, without the rule-by-rule reading below, which gives them null too.
+  if (path.length <= maxEntryPathLength && plainPath.test(path)) return null
+  return checkEntryPathByRule(path, options)
+}
+
+/**
+ * Paths every rule accepts, in either mode, told by one expression: at most {@link maxEntryPathDepth}
+ * segments of ASCII letters, digits, `_`, `-` and `.`, none starting with `.` or ending with `.`, none
+ * a device name (a device name before a dot included). Anything else is read rule by rule.
+ */
+const plainSegment = '(?!(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:[./]|$))[a-z0-9_-](?:[a-z0-9_.-]*[a-z0-9_-])?'
+const plainPath = new RegExp(`^${plainSegment}(?:/${plainSegment}){0,${maxEntryPathDepth - 1}}$`, 'i')
+
+/** {@link checkEntryPath} without its shortcut for plain names: every rule in turn (exported for the tests). */
+export function checkEntryPathByRule(path: string, options: EntryPathOptions = {}): EntryPathProblem | null {
   const source = options.source === true
   if (path.length === 0) return 'empty'
   if (controlCharacter.test(path)) return 'control-character'

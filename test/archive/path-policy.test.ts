@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import fc from 'fast-check'
-import {checkEntryPath, describeEntryPathProblem, entryCollisionKey, type EntryPathProblem} from '../../src/archive/path-policy.js'
+import {checkEntryPath, checkEntryPathByRule, describeEntryPathProblem, entryCollisionKey, maxEntryPathDepth, maxEntryPathLength, type EntryPathProblem} from '../../src/archive/path-policy.js'
 
 const refused: [string, EntryPathProblem][] = [
   ['', 'empty'],
@@ -173,5 +173,30 @@ describe('checkEntryPath on names that display as another name', () => {
 describe('describeEntryPathProblem', () => {
   it('names the path with its control characters escaped', () => {
     assert.equal(describeEntryPathProblem('a\u001b[31m.txt', 'control-character'), 'The path "a\\u001b[31m.txt" contains a NUL or control character.')
+  })
+})
+
+describe('the shortcut for plain names', () => {
+  const token = fc.constantFrom('con', 'CON', 'Com1', 'com0', 'lpt9', 'nul', 'aux', 'prn', 'conin$', 'a', 'B', '0', '_', '-', '.', '..', '/', '//', '~', '~1', ' ', '\\', ':', 'c:', 'é', '\u200b', '\u0001', 'x.txt', 'lib', 'README.md', '¹')
+  const paths = fc.oneof(
+    fc.array(token, {maxLength: 12}).map((tokens) => tokens.join('')),
+    // Near the length and depth bounds.
+    fc.tuple(fc.integer({min: maxEntryPathLength - 3, max: maxEntryPathLength + 3}), fc.constantFrom('a', 'a/', 'ab/')).map(([length, unit]) => unit.repeat(length).slice(0, length)),
+    fc.integer({min: maxEntryPathDepth - 2, max: maxEntryPathDepth + 2}).map((depth) => Array.from({length: depth}, () => 'd').join('/')),
+  )
+
+  it('gives every path, in either mode, what the rules give it one by one', () => {
+    fc.assert(
+      fc.property(paths, fc.boolean(), (path, source) => {
+        assert.equal(checkEntryPath(path, {source}), checkEntryPathByRule(path, {source}), JSON.stringify(path))
+      }),
+      {numRuns: 3000, seed: 20261128},
+    )
+  })
+
+  it('takes the plain names of a plugin at once, and leaves every near miss to the rules', () => {
+    for (const path of ['lib/util/module-0639.js', 'Localization/Strings.de.resx', 'runtimes/win-x64/WeatherStation.dll', 'a', 'x_y-z.1.2']) assert.equal(checkEntryPath(path), null, path)
+    const nearMisses: [string, EntryPathProblem][] = [['con.txt', 'device-name'], ['lib/COM1', 'device-name'], ['a./b', 'trailing-dot-or-space'], ['LONGDI~1/x', 'short-name-alias'], ['a//b', 'empty-segment'], ['a/./b', 'dot-segment'], ['a\\b', 'backslash']]
+    for (const [path, problem] of nearMisses) assert.equal(checkEntryPath(path), problem, path)
   })
 })
