@@ -71,15 +71,18 @@ describe('what an entry loads', () => {
     return loadedByProcess(['--input-type=module', '-e', `await import(${JSON.stringify(specifier)})`])
   }
 
-  /** The files of dist/bundle a fresh `node` process with the arguments `argv` loads (it must exit 0). */
+  /** The files of dist/bundle a fresh `node` process with the arguments `argv` loads (it must exit 0): ES modules and CommonJS files alike. */
   function loadedByProcess(argv: readonly string[]): string[] {
     const hook = path.join(dir, 'record-loads.mjs')
+    const requireHook = path.join(dir, 'record-requires.cjs')
     const log = path.join(dir, 'loads.txt')
     const recorder = `import {appendFileSync} from 'node:fs'\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context) }`
     writeFileSync(hook, `import {register} from 'node:module'\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(recorder)}`)})\n`)
+    // What require() loaded (the bundle's CommonJS files) is in require's cache when the process exits.
+    writeFileSync(requireHook, `process.on('exit', () => require('node:fs').appendFileSync(${JSON.stringify(log)}, Object.keys(require.cache).filter((file) => file !== __filename).map((file) => require('node:url').pathToFileURL(file).href + '\\n').join('')))\n`)
     writeFileSync(log, '')
     // An entry is imported by its name from inside the package, as package.json's `exports` resolves it for a host.
-    const child = spawnSync(process.execPath, ['--import', hook, ...argv], {cwd: repoRoot, encoding: 'utf8'})
+    const child = spawnSync(process.execPath, ['--import', hook, '--require', requireHook, ...argv], {cwd: repoRoot, encoding: 'utf8'})
     assert.equal(child.status, 0, child.stderr)
     const files = readFileSync(log, 'utf8')
       .split('\n')
@@ -102,9 +105,12 @@ describe('what an entry loads', () => {
     })
   }
 
-  it('svc-plugin pack of a plugin without secrets loads neither the ZIP reader nor the credential rules', () => {
+  it('svc-plugin pack of a plugin without secrets loads neither the ZIP reader nor the credential rules, nor what oclif seldom needs', () => {
     const files = loadedByProcess(['bin/run.js', 'pack', 'fixtures/example-plugin', '--output', path.join(dir, 'loads.svcPlugin'), '--force'])
     assert.ok(files.includes('cli/commands/pack.js'), files.join(', '))
+    // The schema's compiled validator is required (CommonJS): the record sees require() too.
+    assert.ok(files.includes(path.join('chunks', 'manifest-validator.generated.cjs')), files.join(', '))
+    assert.deepEqual(files.filter((file) => file.startsWith(path.join('chunks', 'oclif-'))), [])
     const held = files.flatMap((file) => bundleContents[file] ?? [])
     assert.deepEqual(held.filter((what) => what === 'yauzl' || what.startsWith('@secretlint/')), [])
   })
