@@ -42,7 +42,8 @@ const drivePrefix = /^[A-Za-z]:/
 // Windows device names, matched on the segment's part before its first dot, trailing spaces ignored
 // (Windows opens the device for `CON.txt` and `con .log` alike); the superscript digits name the same
 // ports, and CONIN$ / CONOUT$ are the console's input and output.
-const deviceName = /^(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³]|conin\$|conout\$)$/i
+const deviceNames = '(?:con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³]|conin\\$|conout\\$)'
+const deviceName = new RegExp(`^${deviceNames}$`, 'i')
 // An 8.3 short name (`LONGDI~1`): on NTFS it can be another spelling of a different entry's long name,
 // so two entries may land on one file.
 const shortNameAlias = /~\d/
@@ -70,7 +71,7 @@ export function checkEntryPath(path: string, options: EntryPathOptions = {}): En
  * segments of ASCII letters, digits, `_`, `-` and `.`, none starting with `.` or ending with `.`, none
  * a device name (a device name before a dot included). Anything else is read rule by rule.
  */
-const plainSegment = '(?!(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:[./]|$))[a-z0-9_-](?:[a-z0-9_.-]*[a-z0-9_-])?'
+const plainSegment = `(?!${deviceNames}(?:[./]|$))[a-z0-9_-](?:[a-z0-9_.-]*[a-z0-9_-])?`
 const plainPath = new RegExp(`^${plainSegment}(?:/${plainSegment}){0,${maxEntryPathDepth - 1}}$`, 'i')
 
 /** {@link checkEntryPath} without its shortcut for plain names: every rule in turn (exported for the tests). */

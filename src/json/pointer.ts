@@ -38,6 +38,11 @@ export function isWithin(pointer: string, ancestor: string): boolean {
 const plainName = /^[A-Za-z_$][\w$]*$/
 const arrayIndex = /^(0|[1-9][0-9]*)$/
 
+/** True when a reference token can name an element of an array: a decimal index without leading zeros. */
+export function isArrayIndexToken(token: string): boolean {
+  return arrayIndex.test(token)
+}
+
 /**
  * How a message names the value at `pointer`: `publisher.url`, `entrypoints["win-x64"].executable`,
  * `files[2].sha256`; the root is `the manifest`. Numeric tokens read as indexes, which is what every
@@ -49,7 +54,7 @@ export function describePointer(pointer: string): string {
   if (tokens.length === 0) return 'the manifest'
   let text = ''
   for (const token of tokens) {
-    if (arrayIndex.test(token) && text !== '') text += `[${token}]`
+    if (isArrayIndexToken(token) && text !== '') text += `[${token}]`
     else if (plainName.test(token)) text += text === '' ? token : `.${token}`
     else text += text === '' ? JSON.stringify(token) : `[${JSON.stringify(token)}]`
   }

@@ -1,6 +1,6 @@
 import {parseTree} from 'jsonc-parser'
 import type {Node, ParseError} from 'jsonc-parser'
-import {childPointer, parentPointer, pointerTokens} from './pointer.js'
+import {childPointer, isArrayIndexToken, parentPointer, pointerTokens} from './pointer.js'
 import {firstInvalidUtf8} from './utf8.js'
 import {formatMiB} from '../quantities.js'
 
@@ -178,7 +178,7 @@ function namesValue(value: unknown, pointer: string): boolean {
   let current = value
   for (const token of tokens) {
     if (Array.isArray(current)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(token) || Number(token) >= current.length) return false
+      if (!isArrayIndexToken(token) || Number(token) >= current.length) return false
       current = current[Number(token)]
     } else if (typeof current === 'object' && current !== null) {
       if (!Object.hasOwn(current, token)) return false
@@ -334,7 +334,7 @@ function nodeAt(root: Node, pointer: string): Node | null {
     let next: Node | undefined
     if (node.type === 'object') {
       next = children.find((property) => property.children?.[0]?.value === token)?.children?.[1]
-    } else if (node.type === 'array' && /^(0|[1-9][0-9]*)$/.test(token)) {
+    } else if (node.type === 'array' && isArrayIndexToken(token)) {
       next = children[Number(token)]
     }
     if (next === undefined) return null
@@ -496,7 +496,7 @@ class LineIndex {
         starts.push(i + 1)
       }
     }
-    this.#scanned = Math.max(this.#scanned, i)
+    this.#scanned = i
   }
 
   /** The 1-based position of UTF-16 offset `offset`. */

@@ -61,14 +61,12 @@ export function compareDeclaredFiles(declared: ReadonlyArray<FileDigest | null>,
     if (file === null) return
     listed.add(file.path)
     const real = actual.get(file.path)
-    // Named only in a problem: a package of 20,000 matching files makes no text per file.
-    const where = () => `files[${index}] ${JSON.stringify(file.path)}`
     if (real === undefined) {
-      problems.push({code: 'file-missing', path: file.path, index, message: `${where()} is listed but not present.`})
+      problems.push({code: 'file-missing', path: file.path, index, message: `${listedAs(index, file.path)} is listed but not present.`})
     } else if (real.size !== file.size) {
-      problems.push({code: 'file-size-mismatch', path: file.path, index, message: `${where()} is listed with ${file.size} bytes but has ${real.size}.`})
+      problems.push({code: 'file-size-mismatch', path: file.path, index, message: `${listedAs(index, file.path)} is listed with ${file.size} bytes but has ${real.size}.`})
     } else if (real.sha256 !== undefined && real.sha256 !== file.sha256) {
-      problems.push({code: 'file-digest-mismatch', path: file.path, index, message: `${where()} is listed with ${file.sha256} but its bytes hash to ${real.sha256}.`})
+      problems.push({code: 'file-digest-mismatch', path: file.path, index, message: `${listedAs(index, file.path)} is listed with ${file.sha256} but its bytes hash to ${real.sha256}.`})
     }
   })
   if (!options.exhaustive) return problems
@@ -77,6 +75,11 @@ export function compareDeclaredFiles(declared: ReadonlyArray<FileDigest | null>,
     problems.push({code: 'undeclared-file', path: name, index: null, message: `${JSON.stringify(name)} is present but not listed in files[].${undeclaredEntryAdvice(name)}`})
   }
   return problems
+}
+
+/** How a problem names the `files[]` entry it is about (made only for a problem: 20,000 matching files make no text). */
+function listedAs(index: number, path: string): string {
+  return `files[${index}] ${JSON.stringify(path)}`
 }
 
 /** The problem a first-failure check reports: the earliest by {@link fileProblemCodes} order, then by position. */

@@ -71,7 +71,7 @@ export function isStrictPublicKey(publicKey: Uint8Array): boolean {
 }
 
 /** The field prime p = 2^255 - 19. */
-const fieldPrime = 2n ** 255n - 19n
+const fieldPrime = ed.Point.CURVE().p
 
 /**
  * True when 32 bytes are the canonical encoding of a y coordinate and sign: y < p, and no sign bit on

@@ -219,7 +219,7 @@ describe('strict Ed25519 decides R without decoding it', () => {
       }
     }
     // Only the honest R of each round is strict: as itself, and as R + O (the identity is one of the eight).
-    assert.deepEqual({cases, accepted}, {cases, accepted: 12})
+    assert.equal(accepted, 12)
     assert.ok(cases >= 6 * 30)
   })
 })
