@@ -16,6 +16,22 @@ const deflateLevel = 6
 // zlib's largest hash table and block buffer: measured on the bench tree's compressible files,
 // about 10 % less CPU than its default (8) and 0.1 % smaller output. The probe gains as much.
 const memLevel = 9
+/** zlib's largest window (32 KiB), the most a back-reference can reach. */
+const windowBits = 15
+
+/**
+ * The window for deflating `length` bytes in one go: the smallest that still holds all of them, up to
+ * zlib's largest. A back-reference reaches back the window less 262 bytes, so with at least the input
+ * that far nothing of the input is out of reach, and nothing else of what deflate does depends on the
+ * window (the hash table and the block buffer come from `memLevel`): the output is the same bytes as
+ * with the largest window. What shrinks is the memory zlib sets up and clears for each stream: a
+ * tiny file no longer pays for 64 KiB of window and as much of match chains (measured on 20,000 files
+ * of 0.5 KiB: deflate about a third faster). Depends on the length alone, so never on the machine.
+ */
+export function windowBitsFor(length: number): number {
+  const reach = length + 262
+  return Math.min(windowBits, Math.max(9, 32 - Math.clz32(reach - 1)))
+}
 
 /**
  * Input bytes per chunk. It must never depend on the machine (the output would). Measured on the
@@ -77,6 +93,8 @@ function deflateOptions(length: number, dictionary: Buffer | null, last: boolean
   return {
     level: deflateLevel,
     memLevel,
+    // A chunk primed with a dictionary reaches back into it: the whole window.
+    windowBits: dictionary === null && last ? windowBitsFor(length) : windowBits,
     finishFlush: last ? zlib.constants.Z_FINISH : zlib.constants.Z_SYNC_FLUSH,
     chunkSize: Math.min(outputPartBytes, outputBound(length)),
     ...(dictionary === null ? {} : {dictionary}),

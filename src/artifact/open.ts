@@ -8,7 +8,6 @@ import {manifestEntryName} from '../manifest/declared-files.js'
 import {startContainerEvidence} from './container.js'
 import {type ArtifactContents, contentsOf, isKeptSigningFile, manifestRead, type ManifestRead} from './contents.js'
 import {artifactAdvice, classifyInput, wrongInput} from './input-kind.js'
-import {SecretScanner} from './secrets.js'
 
 /** Options of {@link openArtifact}. */
 export interface OpenArtifactOptions {
@@ -132,7 +131,8 @@ class Opened implements OpenedArtifact {
 
   async #read(secrets: boolean): Promise<ArtifactContents> {
     const kept = new Map<string, Uint8Array>()
-    const scanner = secrets ? new SecretScanner() : null
+    // The scanner's rules are loaded only by the commands that look for secrets.
+    const scanner = secrets ? new (await import('./secrets.js')).SecretScanner() : null
     const judged = new Set<string>()
     const files = await this.archive.digestEntries({
       skip: new Set([manifestEntryName]),
