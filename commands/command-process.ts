@@ -62,8 +62,11 @@ function keepHeapSmall(): void {
   // A worker thread, once started, has put V8's flags back as the process began with them, for the whole
   // process: pack's encoding workers undid these two (measured: the young generation then grew to 16 MiB a
   // semi-space, and pack of 1,000 modules of 50 KiB peaked 10 to 30 MiB higher). So they are set again as
-  // each worker comes online.
-  process.on('worker', (worker) => worker.once('online', setHeapFlags))
+  // each worker comes online, and as it exits (one stopped before it came online has reset them too).
+  process.on('worker', (worker) => {
+    worker.once('online', setHeapFlags)
+    worker.once('exit', setHeapFlags)
+  })
 }
 
 let watchingWorkers = false

@@ -131,7 +131,7 @@ class Opened implements OpenedArtifact {
 
   async #read(secrets: boolean): Promise<ArtifactContents> {
     const kept = new Map<string, Uint8Array>()
-    // The scanner's rules are loaded only by the commands that look for secrets.
+    // The secret scanner is loaded only by the commands that look for secrets.
     const scanner = secrets ? new (await import('./secrets.js')).SecretScanner() : null
     const judged = new Set<string>()
     const files = await this.archive.digestEntries({

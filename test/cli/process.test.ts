@@ -109,12 +109,20 @@ describe('the process around the command line', () => {
 })
 
 describe('the heap of a command process', () => {
+  /** How the worker thread of {@link youngGenerationAroundWorker} ends. */
+  const outcomes = {
+    finishes: `new Worker('setTimeout(() => {}, 10)', {eval: true})`,
+    throws: `new Worker('throw new Error("boom")', {eval: true})`,
+    'cannot load': `new Worker(new URL('file:///nonexistent/worker.mjs'))`,
+    'is stopped before it runs': `(() => { const worker = new Worker('setTimeout(() => {}, 1000)', {eval: true}); worker.terminate(); return worker })()`,
+  }
+
   /**
    * Starts a worker thread in a fresh process (after the command line prepared it, or after only setting
-   * the same flag by hand), then keeps many small objects alive for a while, as a command does: the size
-   * of V8's young generation in MiB before the worker and at the end.
+   * the same flag by hand) and lets it end as `outcome` says, then keeps many small objects alive for a
+   * while, as a command does: the size of V8's young generation in MiB before the worker and at the end.
    */
-  function youngGenerationAroundWorker(prepared: boolean): {before: number; after: number} {
+  async function youngGenerationAroundWorker(prepared: boolean, outcome: keyof typeof outcomes): Promise<{before: number; after: number}> {
     const commandProcess = path.join(repoRoot, 'dist', 'commands', 'command-process.js')
     const script = `
       import {getHeapSpaceStatistics, setFlagsFromString} from 'node:v8'
@@ -124,26 +132,27 @@ describe('the heap of a command process', () => {
       else setFlagsFromString('--semi-space-growth-factor=1')
       const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size / 1048576
       const before = young()
-      const worker = new Worker('setTimeout(() => {}, 10)', {eval: true})
+      const worker = ${outcomes[outcome]}
+      worker.on('error', () => {})
       await new Promise((resolve) => worker.on('exit', resolve))
       const kept = []
-      for (let index = 0; index < 2e6; index++) {
+      for (let index = 0; index < 6e5; index++) {
         kept.push({index, text: 'x' + index})
         if (kept.length > 200000) kept.splice(0, 100000)
       }
       console.log(JSON.stringify({before, after: young()}))
       process.exit(0)
     `
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {cwd: dir, encoding: 'utf8'})
+    const child = await spawnScript('--input-type=module', ['-e', script], {cwd: dir})
     assert.equal(child.status, 0, child.stderr)
     return JSON.parse(child.stdout) as {before: number; after: number}
   }
 
-  it('does not let its young generation grow once a worker thread has started (which puts V8 flags back for the whole process)', () => {
+  it('does not let its young generation grow once a worker thread has started (which puts V8 flags back for the whole process)', async () => {
+    const names = Object.keys(outcomes) as (keyof typeof outcomes)[]
+    const [unprepared, ...prepared] = await Promise.all([youngGenerationAroundWorker(false, 'finishes'), ...names.map((outcome) => youngGenerationAroundWorker(true, outcome))])
     // The premise: a flag set before a worker starts no longer holds once it has.
-    const unprepared = youngGenerationAroundWorker(false)
-    assert.ok(unprepared.after >= 4 * unprepared.before, `premise: a worker undoes a flag set before it (${JSON.stringify(unprepared)})`)
-    const prepared = youngGenerationAroundWorker(true)
-    assert.equal(prepared.after, prepared.before)
+    assert.ok(unprepared!.after >= 4 * unprepared!.before, `premise: a worker undoes a flag set before it (${JSON.stringify(unprepared)})`)
+    names.forEach((outcome, index) => assert.equal(prepared[index]!.after, prepared[index]!.before, `a worker that ${outcome}`))
   })
 })
