@@ -21,7 +21,7 @@ import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Config, type Interfaces} from '@oclif/core'
-import {build, type Metafile, type Plugin} from 'esbuild'
+import {build, transformSync, type Metafile, type Plugin} from 'esbuild'
 import ts from 'typescript'
 import {COMMANDS} from '../commands/index.js'
 import {generatedValidatorFile} from '../src/manifest/schema-validator.js'
@@ -179,7 +179,7 @@ const oclifPatches: readonly {readonly file: string; readonly find: string; read
  * third of the chunk) at each start; each is bundled instead into a file of its own beside the chunk
  * (`chunks/oclif-<name>.cjs`), which the first call that needs it loads.
  */
-const seldomUsedByOclif = ['tinyglobby', 'minimatch', 'ejs', 'cli-spinners', 'lilconfig', 'debug'] as const
+const seldomUsedByOclif = ['tinyglobby', 'minimatch', 'ejs', 'cli-spinners', 'lilconfig', 'debug', 'wrap-ansi', 'widest-line', 'string-width', 'indent-string', 'clean-stack', 'supports-color', 'ansis'] as const
 const seldomUsedFile = (name: string) => `oclif-${name}.cjs`
 
 const loadSeldomUsedOnDemand: Plugin = {
@@ -191,11 +191,24 @@ const loadSeldomUsedOnDemand: Plugin = {
   },
 }
 
-/** Bundles each package of {@link seldomUsedByOclif}, as oclif resolves it, into its file in `chunks/`. */
+/**
+ * Bundles each package of {@link seldomUsedByOclif}, as oclif resolves it, into its file in `chunks/`. One
+ * that requires another of them (wrap-ansi and widest-line require string-width) loads that one's file
+ * rather than holding a copy, when both resolve to the same files.
+ */
 async function bundleSeldomUsed(): Promise<void> {
   const resolveAsOclif = createRequire(createRequire(import.meta.url).resolve('@oclif/core'))
+  const shareSeldomUsed: Plugin = {
+    name: 'share-seldom-used',
+    setup(esbuild) {
+      esbuild.onResolve({filter: new RegExp(`^(${seldomUsedByOclif.join('|')})$`)}, ({path: name, resolveDir}) =>
+        createRequire(path.join(resolveDir, 'index.js')).resolve(name) === resolveAsOclif.resolve(name) ? {path: `./${seldomUsedFile(name)}`, external: true} : undefined,
+      )
+    },
+  }
   for (const name of seldomUsedByOclif) {
     await build({
+      plugins: [shareSeldomUsed],
       entryPoints: [resolveAsOclif.resolve(name)],
       outfile: path.join(outdir, 'chunks', seldomUsedFile(name)),
       bundle: true,
@@ -255,6 +268,56 @@ const startFastOclif: Plugin = {
   },
 }
 
+/** Defines `require` at the top of every output file, for the CommonJS code bundled into it. */
+const requireBanner = 'const require=process.getBuiltinModule("node:module").createRequire(import.meta.url);'
+const builtinModules = new Set(createRequire(import.meta.url)('node:module').builtinModules as string[])
+
+/**
+ * Takes Node's own modules in every output file from `process.getBuiltinModule`, at the top of the file,
+ * instead of by `import`, and drops the `require` banner from files that never call it. An ES module
+ * import of one of Node's modules makes Node build a facade of the module that reads every export it has,
+ * which loads what the module otherwise loads on first use (`node:crypto` loads Web Crypto, `node:util` its
+ * argument parser and MIME types). The bindings are the same values, bound before any code of the file runs
+ * as an import's are (imports are hoisted; the constants are put first), and the exports of Node's modules
+ * never change. Fails the build when a file no longer parses.
+ */
+function takeBuiltinsWithoutFacades(built: Metafile): void {
+  for (const output of Object.keys(built.outputs).filter((file) => file.endsWith('.js'))) {
+    const file = path.join(root, output)
+    const text = readFileSync(file, 'utf8')
+    if (!text.startsWith(requireBanner)) throw new Error(`bundle: ${output} does not begin with the require banner`)
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS)
+    const taken: string[] = []
+    let body = ''
+    let at = requireBanner.length
+    for (const statement of source.statements) {
+      if (!ts.isImportDeclaration(statement)) continue
+      const name = (statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, '')
+      if (!builtinModules.has(name)) continue
+      const module = `process.getBuiltinModule(${JSON.stringify(`node:${name}`)})`
+      const clause = statement.importClause
+      const bindings: string[] = []
+      if (clause?.name !== undefined) bindings.push(`${clause.name.text}=${module}`)
+      const named = clause?.namedBindings
+      if (named !== undefined && ts.isNamespaceImport(named)) bindings.push(`${named.name.text}=${module}`)
+      if (named !== undefined && ts.isNamedImports(named)) {
+        bindings.push(`{${named.elements.map((element) => (element.propertyName === undefined ? element.name.text : `${element.propertyName.text}:${element.name.text}`)).join(',')}}=${module}`)
+      }
+      taken.push(bindings.length === 0 ? `${module};` : `const ${bindings.join(',')};`)
+      body += text.slice(at, statement.getStart(source))
+      at = statement.getEnd()
+    }
+    body += text.slice(at)
+    const rewritten = (/\brequire\b/.test(body) ? requireBanner : '') + taken.join('') + body
+    try {
+      transformSync(rewritten, {loader: 'js', format: 'esm', logLevel: 'silent'})
+    } catch (error) {
+      throw new Error(`bundle: ${output} no longer parses once it takes Node's modules without importing them: ${(error as Error).message}`)
+    }
+    if (rewritten !== text) writeFileSync(file, rewritten)
+  }
+}
+
 rmSync(outdir, {recursive: true, force: true})
 rmSync(typesDir, {recursive: true, force: true})
 rmSync(manifestFile, {force: true})
@@ -282,8 +345,8 @@ const {metafile} = await build({
   mainFields: ['module', 'main'],
   // oclif can register TypeScript for plugins in development; a built command line never does.
   external: ['typescript', 'ts-node'],
-  // CommonJS dependencies bundled into an ES module still call require() for node's built-ins.
-  banner: {js: "import {createRequire as __createRequire} from 'node:module';const require=__createRequire(import.meta.url);"},
+  // CommonJS dependencies bundled into an ES module still call require() (see takeBuiltinsWithoutFacades).
+  banner: {js: requireBanner},
   plugins: [importsFromDeclaringModules, startFastOclif, loadSeldomUsedOnDemand],
   metafile: true,
   logLevel: 'warning',
@@ -296,6 +359,7 @@ for (const [output] of validatorHolders) copyFileSync(path.join(root, 'dist', 's
 const starters = Object.entries(metafile.outputs).filter(([, {inputs}]) => workerStarter in inputs)
 const misplaced = starters.filter(([output]) => path.dirname(output) !== path.join('dist', 'bundle', 'chunks'))
 if (starters.length === 0 || misplaced.length > 0) throw new Error(`bundle: ${workerStarter} must be in dist/bundle/chunks/, beside the worker, not in ${misplaced.map(([output]) => output).join(', ')}`)
+takeBuiltinsWithoutFacades(metafile)
 checkLibraryLoads(metafile)
 writeFileSync(contentsFile, `${JSON.stringify(describeOutputs(metafile), null, 2)}\n`)
 copyPublicDeclarations()

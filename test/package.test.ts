@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {builtinModules} from 'node:module'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import ts from 'typescript'
@@ -113,6 +114,25 @@ describe('what an entry loads', () => {
     assert.deepEqual(files.filter((file) => file.startsWith(path.join('chunks', 'oclif-'))), [])
     const held = files.flatMap((file) => bundleContents[file] ?? [])
     assert.deepEqual(held.filter((what) => what === 'yauzl' || what.startsWith('@secretlint/')), [])
+  })
+
+  it("takes Node's own modules without importing them, so that Node builds no facade that loads what they keep for first use", () => {
+    const builtins = new Set(builtinModules)
+    const importing: string[] = []
+    for (const file of readdirSync(path.join(repoRoot, 'dist', 'bundle'), {recursive: true, encoding: 'utf8'}).filter((name) => name.endsWith('.js'))) {
+      const text = readFileSync(path.join(repoRoot, 'dist', 'bundle', file), 'utf8')
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS)
+      for (const statement of source.statements) {
+        if (ts.isImportDeclaration(statement) && builtins.has((statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, ''))) importing.push(`${file}: ${statement.getText(source)}`)
+      }
+    }
+    assert.deepEqual(importing, [])
+    // A facade of node:crypto would load Web Crypto, and one of node:util its argument parser.
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('svc-plugin'); process.stdout.write(process.moduleLoadList.join('\\n'))"], {cwd: repoRoot, encoding: 'utf8'})
+    assert.equal(child.status, 0, child.stderr)
+    const loaded = child.stdout.split('\n')
+    assert.ok(loaded.includes('NativeModule crypto'), 'the library loads node:crypto')
+    assert.deepEqual(loaded.filter((name) => /webcrypto|parse_args|internal\/mime/.test(name)), [])
   })
 
   it('resolves each public entry of package.json, and nothing else, from outside', () => {
