@@ -153,6 +153,7 @@ describe('the heap of a command process', () => {
     const [unprepared, ...prepared] = await Promise.all([youngGenerationAroundWorker(false, 'finishes'), ...names.map((outcome) => youngGenerationAroundWorker(true, outcome))])
     // The premise: a flag set before a worker starts no longer holds once it has.
     assert.ok(unprepared!.after >= 4 * unprepared!.before, `premise: a worker undoes a flag set before it (${JSON.stringify(unprepared)})`)
-    names.forEach((outcome, index) => assert.equal(prepared[index]!.after, prepared[index]!.before, `a worker that ${outcome}`))
+    // Not grown: V8 may still shrink it (seen under load: 8 MiB before, 4 after).
+    names.forEach((outcome, index) => assert.ok(prepared[index]!.after <= prepared[index]!.before, `a worker that ${outcome}: ${JSON.stringify(prepared[index])}`))
   })
 })
