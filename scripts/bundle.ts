@@ -280,7 +280,8 @@ const builtinModules = new Set(createRequire(import.meta.url)('node:module').bui
  * which loads what the module otherwise loads on first use (`node:crypto` loads Web Crypto, `node:util` its
  * argument parser and MIME types). The bindings are the same values, bound before any code of the file runs
  * as an import's are (imports are hoisted; the constants are put first), and the exports of Node's modules
- * never change. Fails the build when a file no longer parses.
+ * never change. Fails the build when a file re-exports one of Node's modules (`export … from "node:…"`,
+ * which this does not rewrite) or no longer parses.
  */
 function takeBuiltinsWithoutFacades(built: Metafile): void {
   for (const output of Object.keys(built.outputs).filter((file) => file.endsWith('.js'))) {
@@ -292,6 +293,9 @@ function takeBuiltinsWithoutFacades(built: Metafile): void {
     let body = ''
     let at = requireBanner.length
     for (const statement of source.statements) {
+      if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined && builtinModules.has((statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, ''))) {
+        throw new Error(`bundle: ${output} re-exports one of Node's modules, which builds its facade: ${statement.getText(source)}`)
+      }
       if (!ts.isImportDeclaration(statement)) continue
       const name = (statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, '')
       if (!builtinModules.has(name)) continue

@@ -123,7 +123,8 @@ describe('what an entry loads', () => {
       const text = readFileSync(path.join(repoRoot, 'dist', 'bundle', file), 'utf8')
       const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS)
       for (const statement of source.statements) {
-        if (ts.isImportDeclaration(statement) && builtins.has((statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, ''))) importing.push(`${file}: ${statement.getText(source)}`)
+        const specifier = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier !== undefined ? (statement.moduleSpecifier as ts.StringLiteral).text : null
+        if (specifier !== null && builtins.has(specifier.replace(/^node:/, ''))) importing.push(`${file}: ${statement.getText(source)}`)
       }
     }
     assert.deepEqual(importing, [])
