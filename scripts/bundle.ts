@@ -176,9 +176,10 @@ const oclifPatches: readonly {readonly file: string; readonly find: string; read
  * Packages oclif requires for what a built command line seldom does: finding commands by glob pattern
  * (tinyglobby, minimatch), help templates (ejs), spinners (cli-spinners), configuration files (lilconfig),
  * debug output (debug), and laying out and colouring help and its own error messages (wrap-ansi,
- * widest-line, string-width, indent-string, clean-stack, ansis, supports-color). In oclif's chunk every command would read and compile their code (about a
- * third of the chunk) at each start; each is bundled instead into a file of its own beside the chunk
- * (`chunks/oclif-<name>.cjs`), which the first call that needs it loads.
+ * widest-line, string-width, indent-string, clean-stack, ansis, supports-color). In oclif's chunk every
+ * command would read and compile their code (about half of the chunk) at each start; each is bundled
+ * instead into a file of its own beside the chunk (`chunks/oclif-<name>.cjs`), which the first call that
+ * needs it loads.
  */
 const seldomUsedByOclif = ['tinyglobby', 'minimatch', 'ejs', 'cli-spinners', 'lilconfig', 'debug', 'wrap-ansi', 'widest-line', 'string-width', 'indent-string', 'clean-stack', 'supports-color', 'ansis'] as const
 const seldomUsedFile = (name: string) => `oclif-${name}.cjs`
