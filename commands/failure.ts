@@ -102,13 +102,28 @@ export function usageProblem(error: unknown, commandId: string | undefined, flag
   const message = error instanceof Error ? error.message : String(error)
   const unknown = (error as {flags?: unknown} | null)?.flags
   if (Array.isArray(unknown) && unknown.length > 0 && unknown.every((flag) => typeof flag === 'string')) return unknownFlag(unknown as string[], commandId, flags)
-  const lines = usageLines(message).map((line) => {
+  const parsed = usageLines(message)
+  if (/^Missing \d+ required args?:$/.test(parsed[0] ?? '')) return {code: 'usage', message: missingArguments(parsed.slice(1))}
+  const lines = parsed.map((line) => {
     const missing = /^Missing required flag (\S+)$/.exec(line)?.[1]
     if (missing === undefined) return line
     const variable = flags[missing]?.env
     return `Missing required flag --${missing}${variable === undefined ? '' : ` (or set ${variable})`}.`
   })
   return {code: 'usage', message: lines.join('; ') || message}
+}
+
+/**
+ * The arguments the parser found missing (its lines `<name>  <description>`), named as `--help` shows them:
+ * `Missing required argument ARTIFACT (the .svcPlugin file to install).`
+ */
+function missingArguments(lines: readonly string[]): string {
+  const named = lines.map((line) => {
+    const [, name = line, description = ''] = /^(\S+)\s+(.*)$/.exec(line) ?? []
+    const what = description.replace(/\.$/, '')
+    return `${name.toUpperCase()}${what === '' ? '' : ` (${what.charAt(0).toLowerCase()}${what.slice(1)})`}`
+  })
+  return `Missing required argument${named.length === 1 ? '' : 's'} ${named.join(', ')}.`
 }
 
 /** `unknown-flag` for the flags in `typed` (as typed, `--levle=2` included), with a suggestion for the first. */

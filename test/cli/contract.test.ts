@@ -83,7 +83,7 @@ describe('help and version', () => {
 describe('usage errors with --json', () => {
   const cases = [
     ['an unknown flag', ['validate', '--bogus'], 'unknown-flag', /^svc-plugin validate has no flag --bogus\.$/],
-    ['a missing argument', ['install', '--data-root', 'x'], 'usage', /Missing 1 required arg/],
+    ['a missing argument', ['install', '--data-root', 'x'], 'usage', /^Missing required argument ARTIFACT \(the \.svcPlugin file to install\)\.$/],
     ['a missing flag', ['list'], 'usage', /^Missing required flag --data-root \(or set SVC_PLUGIN_DATA_ROOT\)\.$/],
     ['a bad enum value', ['validate', '--level', 'shiny'], 'usage', /Expected --level to be one of development, package, publication, not "shiny"/],
   ] as const

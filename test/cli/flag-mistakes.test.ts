@@ -4,6 +4,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 import {BaseCommand} from '../../commands/base.js'
 import {COMMANDS} from '../../commands/index.js'
+import {usageProblem} from '../../commands/failure.js'
 import {repoRoot, runCliJson, spawnCli} from '../helpers/cli.js'
 
 /**
@@ -129,5 +130,14 @@ describe('-v', () => {
       const result = await spawnCli(args)
       assert.deepEqual({status: result.status, stdout: result.stdout, stderr: result.stderr}, {status: 0, stdout: userAgent, stderr: ''}, args.join(' '))
     }
+  })
+})
+
+describe('a required argument that is missing', () => {
+  it('is named as --help shows it, with what it is for, one or many', () => {
+    const parsed = (text: string) => usageProblem(new Error(`${text}\nSee more help with --help`), 'merge', {})
+    assert.deepEqual(parsed('Missing 1 required arg:\nartifact  The .svcPlugin file to install.'), {code: 'usage', message: 'Missing required argument ARTIFACT (the .svcPlugin file to install).'})
+    assert.deepEqual(parsed('Missing 2 required args:\nbase  The artifact to start from.\nother  Another one'), {code: 'usage', message: 'Missing required arguments BASE (the artifact to start from), OTHER (another one).'})
+    assert.deepEqual(parsed('Missing 1 required arg:\nartifact'), {code: 'usage', message: 'Missing required argument ARTIFACT.'})
   })
 })
