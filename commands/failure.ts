@@ -104,13 +104,32 @@ export function usageProblem(error: unknown, commandId: string | undefined, flag
   if (Array.isArray(unknown) && unknown.length > 0 && unknown.every((flag) => typeof flag === 'string')) return unknownFlag(unknown as string[], commandId, flags)
   const parsed = usageLines(message)
   if (/^Missing \d+ required args?:$/.test(parsed[0] ?? '')) return {code: 'usage', message: missingArguments(parsed.slice(1))}
-  const lines = parsed.map((line) => {
+  const lines = withoutParsingPrefix(parsed).map((line) => {
     const missing = /^Missing required flag (\S+)$/.exec(line)?.[1]
     if (missing === undefined) return line
     const variable = flags[missing]?.env
     return `Missing required flag --${missing}${variable === undefined ? '' : ` (or set ${variable})`}.`
   })
   return {code: 'usage', message: lines.join('; ') || message}
+}
+
+/**
+ * The parser puts `Parsing --<flag>` on a line of its own before a flag's value it could not parse: joined
+ * to the reason when the reason does not name the flag (`--retain: …`), left out when it does.
+ */
+function withoutParsingPrefix(lines: readonly string[]): string[] {
+  const joined: string[] = []
+  for (let index = 0; index < lines.length; index++) {
+    const flag = /^Parsing (--[\w-]+)$/.exec(lines[index] as string)?.[1]
+    const reason = lines[index + 1]
+    if (flag === undefined || reason === undefined) {
+      joined.push(lines[index] as string)
+      continue
+    }
+    joined.push(new RegExp(`${flag}(?![\\w-])`).test(reason) ? reason : `${flag}: ${reason}`)
+    index += 1
+  }
+  return joined
 }
 
 /**

@@ -141,3 +141,13 @@ describe('a required argument that is missing', () => {
     assert.deepEqual(parsed('Missing 1 required arg:\nartifact'), {code: 'usage', message: 'Missing required argument ARTIFACT.'})
   })
 })
+
+describe("a flag's value the parser refuses", () => {
+  it('is said once, with the flag named: the parser\'s own `Parsing --flag` line is joined to the reason or left out', () => {
+    const parsed = (text: string) => usageProblem(new Error(`${text}\nSee more help with --help`), 'install', {})
+    assert.deepEqual(parsed('Parsing --retain\n\tExpected --retain to be a whole number of at least 0, not "abc".'), {code: 'usage', message: 'Expected --retain to be a whole number of at least 0, not "abc".'})
+    assert.deepEqual(parsed('Parsing --retain\n\tExpected an integer but received: abc'), {code: 'usage', message: '--retain: Expected an integer but received: abc'})
+    // --level-x is another flag: --level is not named by it.
+    assert.deepEqual(parsed('Parsing --level\n\tExpected --level-x to be set'), {code: 'usage', message: '--level: Expected --level-x to be set'})
+  })
+})
