@@ -133,21 +133,18 @@ describe('-v', () => {
   })
 })
 
-describe('a required argument that is missing', () => {
-  it('is named as --help shows it, with what it is for, one or many', () => {
-    const parsed = (text: string) => usageProblem(new Error(`${text}\nSee more help with --help`), 'merge', {})
-    assert.deepEqual(parsed('Missing 1 required arg:\nartifact  The .svcPlugin file to install.'), {code: 'usage', message: 'Missing required argument ARTIFACT (the .svcPlugin file to install).'})
-    assert.deepEqual(parsed('Missing 2 required args:\nbase  The artifact to start from.\nother  Another one'), {code: 'usage', message: 'Missing required arguments BASE (the artifact to start from), OTHER (another one).'})
-    assert.deepEqual(parsed('Missing 1 required arg:\nartifact'), {code: 'usage', message: 'Missing required argument ARTIFACT.'})
-  })
-})
-
-describe("a flag's value the parser refuses", () => {
-  it('is said once, with the flag named: the parser\'s own `Parsing --flag` line is joined to the reason or left out', () => {
-    const parsed = (text: string) => usageProblem(new Error(`${text}\nSee more help with --help`), 'install', {})
-    assert.deepEqual(parsed('Parsing --retain\n\tExpected --retain to be a whole number of at least 0, not "abc".'), {code: 'usage', message: 'Expected --retain to be a whole number of at least 0, not "abc".'})
-    assert.deepEqual(parsed('Parsing --retain\n\tExpected an integer but received: abc'), {code: 'usage', message: '--retain: Expected an integer but received: abc'})
-    // --level-x is another flag: --level is not named by it.
-    assert.deepEqual(parsed('Parsing --level\n\tExpected --level-x to be set'), {code: 'usage', message: '--level: Expected --level-x to be set'})
-  })
+describe("the parser's other refusals, said in one sentence", () => {
+  /** The usage problem of the parser's message `text` (the lines it prints, its hint at --help after them). */
+  const problem = (text: string) => usageProblem(new Error(`${text}\nSee more help with --help`), 'install', {})
+  const cases: readonly [string, string, string][] = [
+    ['a missing argument, named as --help shows it, with what it is for', 'Missing 1 required arg:\nartifact  The .svcPlugin file to install.', 'Missing required argument ARTIFACT (the .svcPlugin file to install).'],
+    ['missing arguments, in one sentence', 'Missing 2 required args:\nbase  The artifact to start from.\nother  Another one', 'Missing required arguments BASE (the artifact to start from), OTHER (another one).'],
+    ['a missing argument without a description', 'Missing 1 required arg:\nartifact', 'Missing required argument ARTIFACT.'],
+    ["a flag's value refused, the reason naming the flag: the parser's `Parsing --flag` line left out", 'Parsing --retain\n\tExpected --retain to be a whole number of at least 0, not "abc".', 'Expected --retain to be a whole number of at least 0, not "abc".'],
+    ["a flag's value refused, the reason not naming it: the flag joined to the reason", 'Parsing --retain\n\tExpected an integer but received: abc', '--retain: Expected an integer but received: abc'],
+    ['a reason naming only a longer flag (--level-x is not --level)', 'Parsing --level\n\tExpected --level-x to be set', '--level: Expected --level-x to be set'],
+  ]
+  for (const [what, text, message] of cases) {
+    it(what, () => assert.deepEqual(problem(text), {code: 'usage', message}))
+  }
 })
