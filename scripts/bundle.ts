@@ -274,6 +274,13 @@ const startFastOclif: Plugin = {
 const requireBanner = 'const require=process.getBuiltinModule("node:module").createRequire(import.meta.url);'
 const builtinModules = new Set(createRequire(import.meta.url)('node:module').builtinModules as string[])
 
+/** The name of the Node module (`fs`, `fs/promises`) a static import or re-export names, or null for any other. */
+function builtinNamedBy(statement: ts.Statement): string | null {
+  if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) || statement.moduleSpecifier === undefined) return null
+  const name = (statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, '')
+  return builtinModules.has(name) ? name : null
+}
+
 /**
  * Takes Node's own modules in every output file from `process.getBuiltinModule`, at the top of the file,
  * instead of by `import`, and drops the `require` banner from files that never call it. An ES module
@@ -282,7 +289,8 @@ const builtinModules = new Set(createRequire(import.meta.url)('node:module').bui
  * argument parser and MIME types). The bindings are the same values, bound before any code of the file runs
  * as an import's are (imports are hoisted; the constants are put first), and the exports of Node's modules
  * never change. Fails the build when a file re-exports one of Node's modules (`export … from "node:…"`,
- * which this does not rewrite) or no longer parses.
+ * which this does not rewrite) or no longer parses. A dynamic `import("node:…")` is left as it is: it
+ * builds its facade only when it runs (one rule of the credential set holds two, and never runs here).
  */
 function takeBuiltinsWithoutFacades(built: Metafile): void {
   for (const output of Object.keys(built.outputs).filter((file) => file.endsWith('.js'))) {
@@ -294,12 +302,9 @@ function takeBuiltinsWithoutFacades(built: Metafile): void {
     let body = ''
     let at = requireBanner.length
     for (const statement of source.statements) {
-      if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined && builtinModules.has((statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, ''))) {
-        throw new Error(`bundle: ${output} re-exports one of Node's modules, which builds its facade: ${statement.getText(source)}`)
-      }
-      if (!ts.isImportDeclaration(statement)) continue
-      const name = (statement.moduleSpecifier as ts.StringLiteral).text.replace(/^node:/, '')
-      if (!builtinModules.has(name)) continue
+      const name = builtinNamedBy(statement)
+      if (name === null) continue
+      if (!ts.isImportDeclaration(statement)) throw new Error(`bundle: ${output} re-exports one of Node's modules, which builds its facade: ${statement.getText(source)}`)
       const module = `process.getBuiltinModule(${JSON.stringify(`node:${name}`)})`
       const clause = statement.importClause
       const bindings: string[] = []
