@@ -8,6 +8,6 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const {name, version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   process.stdout.write(`${name}/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else {
-  const {main} = await import('../dist/bundle/cli/main.js')
+  const {main} = await import('../dist/bundle/cli/main.mjs')
   await main(import.meta.url)
 }

@@ -33,12 +33,12 @@ describe('the published package', () => {
     assert.equal(packed.status, 0, packed.stderr)
     const [{files, size, unpackedSize}] = JSON.parse(packed.stdout) as [{files: {path: string}[]; size: number; unpackedSize: number}]
     const paths = files.map((file) => file.path)
-    const outside = paths.filter((file) => !/^(bin\/run\.js|dist\/bundle\/.+\.(js|cjs)|dist\/types\/.+\.d\.ts|schema\/.+|docs\/.+|README\.md|LICENSE|package\.json|oclif\.manifest\.json)$/.test(file))
+    const outside = paths.filter((file) => !/^(bin\/run\.js|dist\/bundle\/.+\.(mjs|cjs)|dist\/types\/.+\.d\.ts|schema\/.+|docs\/.+|README\.md|LICENSE|package\.json|oclif\.manifest\.json)$/.test(file))
     assert.deepEqual(outside, [])
     // At most 600 kB to download and 5 MB installed: with no dependency, what npm unpacks is all a host installs.
     assert.ok(size <= 600_000, `${size} bytes packed`)
     assert.ok(unpackedSize <= 5_000_000, `${unpackedSize} bytes installed`)
-    for (const file of ['bin/run.js', 'dist/bundle/index.js', 'dist/bundle/store.js', 'dist/bundle/tooling.js', 'dist/bundle/cli/main.js', 'dist/types/index.d.ts', 'dist/types/store.d.ts', 'dist/types/tooling.d.ts', 'oclif.manifest.json']) assert.ok(paths.includes(file), file)
+    for (const file of ['bin/run.js', 'dist/bundle/index.mjs', 'dist/bundle/store.mjs', 'dist/bundle/tooling.mjs', 'dist/bundle/cli/main.mjs', 'dist/types/index.d.ts', 'dist/types/store.d.ts', 'dist/types/tooling.d.ts', 'oclif.manifest.json']) assert.ok(paths.includes(file), file)
   })
 
   it('ships declarations a host compiles against, every one of them checked, with nothing but Node.js types', () => {
@@ -93,7 +93,7 @@ describe('what an entry loads', () => {
     return files
   }
 
-  for (const [specifier, entry] of [['svc-plugin', 'index.js'], ['svc-plugin/store', 'store.js'], ['svc-plugin/tooling', 'tooling.js']] as const) {
+  for (const [specifier, entry] of [['svc-plugin', 'index.mjs'], ['svc-plugin/store', 'store.mjs'], ['svc-plugin/tooling', 'tooling.mjs']] as const) {
     it(`${specifier} loads its own chunks: no oclif, no credential rules, nothing of the command line`, () => {
       const files = loadedBy(specifier)
       assert.ok(files.includes(entry), files.join(', '))
@@ -108,7 +108,7 @@ describe('what an entry loads', () => {
 
   it('svc-plugin pack of a plugin without secrets loads neither the ZIP reader nor the credential rules, nor what oclif seldom needs', () => {
     const files = loadedByProcess(['bin/run.js', 'pack', 'fixtures/example-plugin', '--output', path.join(dir, 'loads.svcPlugin'), '--force'])
-    assert.ok(files.includes('cli/commands/pack.js'), files.join(', '))
+    assert.ok(files.includes('cli/commands/pack.mjs'), files.join(', '))
     // The schema's compiled validator is required (CommonJS): the record sees require() too.
     assert.ok(files.includes(path.join('chunks', 'manifest-validator.generated.cjs')), files.join(', '))
     assert.deepEqual(files.filter((file) => file.startsWith(path.join('chunks', 'oclif-'))), [])
@@ -119,7 +119,9 @@ describe('what an entry loads', () => {
   it("takes Node's own modules without importing them, so that Node builds no facade that loads what they keep for first use", () => {
     const builtins = new Set(builtinModules)
     const importing: string[] = []
-    for (const file of readdirSync(path.join(repoRoot, 'dist', 'bundle'), {recursive: true, encoding: 'utf8'}).filter((name) => name.endsWith('.js'))) {
+    const modules = readdirSync(path.join(repoRoot, 'dist', 'bundle'), {recursive: true, encoding: 'utf8'}).filter((name) => /\.m?js$/.test(name))
+    assert.ok(modules.length > 100, `the bundle's ES modules: ${modules.length}`)
+    for (const file of modules) {
       const text = readFileSync(path.join(repoRoot, 'dist', 'bundle', file), 'utf8')
       const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS)
       for (const statement of source.statements) {

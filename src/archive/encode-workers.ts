@@ -91,8 +91,11 @@ export function encodedFileAt(batch: EncodedBatch, position: number): EncodedFil
   return {ok: true, sha256: batch.sha256[position]!, crc32: slots[at + 1]!, method: slots[at + 2] === 8 ? 8 : 0, data, bytes}
 }
 
-/** The worker module: beside this one, in the compiled modules and in the bundle alike. */
-const workerModule = new URL('./encode-worker.js', import.meta.url)
+/**
+ * The worker module: beside this one, with the same extension (`.js` in the compiled modules, `.mjs` in the
+ * bundle).
+ */
+const workerModule = new URL(`./encode-worker${/\.[^./]+$/.exec(import.meta.url)?.[0] ?? '.js'}`, import.meta.url)
 
 /** A pool of encoding workers, one per core, each given batches in turn. */
 export class EncodeWorkers {

@@ -23,7 +23,7 @@ describe('the command-line entry', () => {
     assert.deepEqual(Object.keys(manifest.commands).sort(), Object.keys(COMMANDS).sort())
     for (const [id, command] of Object.entries(manifest.commands)) {
       const parts = id.split(':')
-      assert.deepEqual(command.relativePath, ['dist', 'bundle', 'cli', 'commands', ...parts.slice(0, -1), `${parts.at(-1)}.js`], id)
+      assert.deepEqual(command.relativePath, ['dist', 'bundle', 'cli', 'commands', ...parts.slice(0, -1), `${parts.at(-1)}.mjs`], id)
       assert.ok(existsSync(path.join(repoRoot, ...command.relativePath)), `${id} has no bundled module`)
     }
   })

@@ -60,7 +60,7 @@ describe('what the binary loads', () => {
       .filter((url) => url.startsWith('file:'))
       .map((url) => path.relative(repoRoot, new URL(url).pathname))
     assert.deepEqual(files.filter((file) => !file.startsWith(path.join('dist', 'bundle'))), [path.join('bin', 'run.js')])
-    assert.deepEqual(files.filter((file) => file.startsWith(path.join('dist', 'bundle', 'cli'))).sort(), [path.join('dist', 'bundle', 'cli', 'commands', 'validate.js'), path.join('dist', 'bundle', 'cli', 'main.js')])
+    assert.deepEqual(files.filter((file) => file.startsWith(path.join('dist', 'bundle', 'cli'))).sort(), [path.join('dist', 'bundle', 'cli', 'commands', 'validate.mjs'), path.join('dist', 'bundle', 'cli', 'main.mjs')])
   })
 })
 
