@@ -400,6 +400,7 @@ const definitions: CaseDefinition[] = [
   {name: 'device-name-conout', description: 'the Windows console output conout$.log', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('conout$.log'))},
   {name: 'device-name-superscript', description: 'COM¹, a superscript-digit serial port', code: 'unsafe-entry', reason: 'device-name', build: () => buildZip(named('COM¹.txt'))},
   {name: 'short-name-alias', description: 'LONGDI~1, an 8.3 short name that can alias another entry on NTFS', code: 'unsafe-entry', reason: 'short-name-alias', build: () => buildZip(named('LONGDI~1/notes.txt'))},
+  {name: 'segment-too-long', description: 'a name of 86 CJK characters: 258 bytes of UTF-8, more than a file system takes for one name', code: 'unsafe-entry', reason: 'segment-too-long', build: () => buildZip(named(`assets/${'漢'.repeat(86)}.txt`))},
   {name: 'bidi-override', description: 'a right-to-left override that displays exe.txt as txt.exe', code: 'unsafe-entry', reason: 'format-character', build: () => buildZip(named('assets/report\u202etxt.exe'))},
   {name: 'zero-width-space', description: 'a zero-width space hiding inside a name', code: 'unsafe-entry', reason: 'format-character', build: () => buildZip(named('runtimes/linux-x64/sam\u200bple'))},
   {

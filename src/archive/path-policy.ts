@@ -20,6 +20,7 @@ export type EntryPathProblem =
   | 'device-name'
   | 'short-name-alias'
   | 'format-character'
+  | 'segment-too-long'
 
 /** Options of {@link checkEntryPath}. */
 export interface EntryPathOptions {
@@ -34,6 +35,12 @@ export interface EntryPathOptions {
 export const maxEntryPathLength = 200
 /** Most segments an accepted path may have. */
 export const maxEntryPathDepth = 32
+/**
+ * Longest accepted segment, in bytes of UTF-8: the longest file name ext4, APFS and most other file systems
+ * take (NTFS counts 255 UTF-16 code units, which a path of {@link maxEntryPathLength} never reaches). A name
+ * within the path's length but with a longer segment could be accepted and then never be installed.
+ */
+export const maxEntrySegmentBytes = 255
 
 // C0 controls (NUL included), DEL and C1 controls.
 const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/
@@ -103,6 +110,8 @@ function checkSegment(segment: string, source: boolean): EntryPathProblem | null
   const stem = segment.split('.', 1)[0]!.trimEnd()
   if (deviceName.test(stem)) return 'device-name'
   if (shortNameAlias.test(segment)) return 'short-name-alias'
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: a shorter segment cannot be too long.
+  if (segment.length * 3 > maxEntrySegmentBytes && Buffer.byteLength(segment, 'utf8') > maxEntrySegmentBytes) return 'segment-too-long'
   return null
 }
 
@@ -118,6 +127,7 @@ const problemText: Record<EntryPathProblem, string> = {
   'dot-segment': 'has a "." segment',
   'empty-segment': 'has an empty segment',
   'reserved-character': 'contains one of the characters < > : " | ? *',
+  'segment-too-long': `has a segment longer than ${maxEntrySegmentBytes} bytes in UTF-8, more than a file system takes for one name`,
   'trailing-dot-or-space': 'has a segment ending with a dot or a space',
   'device-name': 'uses a Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, CONIN$, CONOUT$)',
   'short-name-alias': 'has a segment with "~" and a digit, the shape of a Windows 8.3 short name that can alias another entry',

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import {isPluginId} from '../model/plugin-id.js'
-import {isSemVer} from '../model/semver.js'
+import {isSemVer, maxVersionLength} from '../model/semver.js'
 import {InstallError} from './errors.js'
 
 /**
@@ -116,10 +116,13 @@ export function assertPluginId(id: unknown): asserts id is string {
   }
 }
 
-/** Narrows a caller's version, or throws `invalid-argument` (SemVer 2.0 has no separator and no `..`). */
+/**
+ * Narrows a caller's version, or throws `invalid-argument`: SemVer 2.0 (no separator, no `..`) of at most
+ * {@link maxVersionLength} characters, so that its folder's name fits a file system.
+ */
 export function assertVersion(version: unknown): asserts version is string {
-  if (!isSemVer(version)) {
-    throw new InstallError('invalid-argument', `${JSON.stringify(version)} is not a SemVer 2.0 version.`, {
+  if (!isSemVer(version) || version.length > maxVersionLength) {
+    throw new InstallError('invalid-argument', `${JSON.stringify(version)} is not a SemVer 2.0 version of at most ${maxVersionLength} characters.`, {
       details: {argument: 'version', value: version},
     })
   }

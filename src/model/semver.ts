@@ -43,6 +43,13 @@ export function parseSemVer(s: unknown): SemVer | null {
   return {major, minor, patch, prerelease, build}
 }
 
+/**
+ * Longest version a plugin may have, in characters: the host's limit on the version a plugin declares,
+ * and short enough that the folder a data root keeps it in (`versions/<version>`, or `<version>_<n>` while
+ * a forced reinstall replaces it) is one file name on every file system. SemVer itself sets no bound.
+ */
+export const maxVersionLength = 128
+
 /** True when `s` is a SemVer 2.0 version exactly. */
 export function isSemVer(s: unknown): s is string {
   return parseSemVer(s) !== null

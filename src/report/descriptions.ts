@@ -22,9 +22,9 @@ const diagnostics: Record<(typeof diagnosticCodes)[number], Entry> = {
   'unsupported-manifest-version': ['manifestVersion is not 1.', '`"manifestVersion": 2`', 'Set `"manifestVersion": 1`, the only manifest format there is.'],
   'invalid-plugin-id': ['The plugin id is not a reverse-domain id of at most 128 characters.', '`"id": "Weather_Station"`', 'Use lowercase dot-separated segments that start with a letter, e.g. `com.example.weather-station`.'],
   'invalid-version': [
-    'The version is not a SemVer 2.0 version.',
-    '`"version": "1.4"` or `"version": "v1.4.0"`',
-    'Write MAJOR.MINOR.PATCH, e.g. `1.4.0`, with no leading `v`.',
+    'The version is not a SemVer 2.0 version of at most 128 characters.',
+    '`"version": "1.4"`, `"version": "v1.4.0"`, or a pre-release part that makes it longer than 128 characters',
+    'Write MAJOR.MINOR.PATCH, e.g. `1.4.0`, with no leading `v`, in at most 128 characters.',
     'A version given on the command line (e.g. `--host-version 2.x`) is not a SemVer 2.0 version.',
   ],
   'no-entrypoints': ['entrypoints declares no runtime identifier.', '`"entrypoints": {}`', 'Add one member per runtime identifier, e.g. `"linux-x64": {"executable": "runtimes/linux-x64/plugin"}`.'],

@@ -84,7 +84,7 @@ describe('the hostile corpus', () => {
     'declared-size-short', 'path-traversal-dotdot', 'path-traversal-inner', 'absolute-path', 'unc-path', 'drive-letter', 'backslash',
     'backslash-traversal', 'control-char', 'nul-in-name', 'empty-name', 'too-long-name', 'too-deep', 'trailing-dot', 'trailing-space',
     'reserved-char', 'reserved-char-colon', 'empty-segment', 'dot-segment', 'device-name-con', 'device-name-with-extension',
-    'device-name-conin', 'device-name-conout', 'device-name-superscript', 'short-name-alias', 'bidi-override', 'zero-width-space', 'readme-lookalikes',
+    'device-name-conin', 'device-name-conout', 'device-name-superscript', 'short-name-alias', 'segment-too-long', 'bidi-override', 'zero-width-space', 'readme-lookalikes',
     'invalid-utf8-name', 'symlink-entry', 'setuid-entry', 'setgid-entry', 'sticky-entry', 'symlink-7zip', 'fifo-mode', 'socket-mode',
     'char-device', 'block-device', 'directory-mode-file', 'duplicate-name', 'case-collision', 'directory-case-collision', 'nfc-collision',
     'file-directory-collision',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import fc from 'fast-check'
-import {checkEntryPath, checkEntryPathByRule, describeEntryPathProblem, entryCollisionKey, maxEntryPathDepth, maxEntryPathLength, type EntryPathProblem} from '../../src/archive/path-policy.js'
+import {checkEntryPath, checkEntryPathByRule, describeEntryPathProblem, entryCollisionKey, maxEntryPathDepth, maxEntryPathLength, maxEntrySegmentBytes, type EntryPathProblem} from '../../src/archive/path-policy.js'
 
 const refused: [string, EntryPathProblem][] = [
   ['', 'empty'],
@@ -173,6 +173,29 @@ describe('checkEntryPath on names that display as another name', () => {
 describe('describeEntryPathProblem', () => {
   it('names the path with its control characters escaped', () => {
     assert.equal(describeEntryPathProblem('a\u001b[31m.txt', 'control-character'), 'The path "a\\u001b[31m.txt" contains a NUL or control character.')
+  })
+})
+
+describe('the length of a segment in bytes', () => {
+  it('refuses a segment of more than 255 bytes of UTF-8 that the path length lets through, and takes one of 255', () => {
+    assert.equal(checkEntryPath(`lib/${'漢'.repeat(85)}`), null) // 255 bytes
+    assert.equal(checkEntryPath(`lib/${'漢'.repeat(86)}`), 'segment-too-long') // 258 bytes, 90 code units
+    assert.equal(checkEntryPath(`${'😀'.repeat(64)}/a`), 'segment-too-long') // 256 bytes, 128 code units
+    assert.equal(checkEntryPath(`${'é'.repeat(127)}x`), null) // 255 bytes
+    assert.equal(checkEntryPath(`${'é'.repeat(128)}`), 'segment-too-long')
+    assert.equal(checkEntryPath(`${'a'.repeat(150)}/${'b'.repeat(49)}`), null) // ASCII: the path limit comes first
+  })
+
+  it('accepts no path with a segment a file system cannot name, in either mode', () => {
+    const unit = fc.constantFrom('a', 'é', '漢', '😀', 'ß', '/', '-')
+    fc.assert(
+      fc.property(fc.array(unit, {maxLength: 200}), fc.boolean(), (units, source) => {
+        const path = units.join('')
+        if (checkEntryPath(path, {source}) !== null) return
+        for (const segment of path.split('/')) assert.ok(Buffer.byteLength(segment, 'utf8') <= maxEntrySegmentBytes, JSON.stringify(path))
+      }),
+      {numRuns: 2000, seed: 20261129},
+    )
   })
 })
 

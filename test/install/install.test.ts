@@ -233,6 +233,19 @@ describe('install refusals', () => {
     })
   })
 
+  it('refuses a version too long to name its folder before anything is written: manifest-invalid (invalid-version)', async () => {
+    await inWorkspace(async (ws) => {
+      // Valid SemVer of 300 characters: a folder name of more than 255 bytes, which a file system refuses.
+      const artifact = await ws.artifact('long', {version: `1.0.0-${'a'.repeat(294)}`})
+      await assert.rejects(install(artifact, unsigned(ws)), (error: unknown) => {
+        installError('manifest-invalid')(error)
+        assert.deepEqual((error as {details: {problems: Array<{code: string}>}}).details.problems.map((problem) => problem.code), ['invalid-version'])
+        return true
+      })
+      assert.deepEqual(await versionsOf(ws.dataRoot, 'com.example.alpha'), [])
+    })
+  })
+
   it('refuses an artifact without manifest.json: manifest-missing, as validate and inspect say', async () => {
     await inWorkspace(async (ws) => {
       const {writeArchive} = await import('../../src/archive/writer.js')

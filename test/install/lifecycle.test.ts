@@ -73,6 +73,7 @@ describe('activate', () => {
     await inWorkspace(async (ws) => {
       await assert.rejects(activate(ws.dataRoot, '../etc', '1.0.0'), installError('invalid-argument', {argument: 'id'}))
       await assert.rejects(activate(ws.dataRoot, 'com.example.alpha', '../1.0.0'), installError('invalid-argument', {argument: 'version'}))
+      await assert.rejects(activate(ws.dataRoot, 'com.example.alpha', `1.0.0-${'a'.repeat(123)}`), installError('invalid-argument', {argument: 'version'}))
     })
   })
 })

@@ -105,6 +105,8 @@ const cases: Case[] = [
   {name: 'version v1.0.0', change: (m) => (m['version'] = 'v1.0.0'), expect: [{code: 'invalid-version', pointer: '/version', line: '"version": "v1.0.0"'}]},
   {name: 'version 01.0.0', change: (m) => (m['version'] = '01.0.0'), expect: [{code: 'invalid-version', pointer: '/version', line: '"version": "01.0.0"'}]},
   {name: 'an empty version', change: (m) => (m['version'] = ''), expect: [{code: 'invalid-version', pointer: '/version', line: '"version": ""'}]},
+  // 129 characters of valid SemVer: its folder name would not fit a file system (and the host refuses it).
+  {name: 'a version of 129 characters', change: (m) => (m['version'] = `1.0.0-${'a'.repeat(123)}`), expect: [{code: 'invalid-version', pointer: '/version', line: '"version": "1.0.0-aaaa'}]},
   // no-entrypoints
   {name: 'empty entrypoints', change: (m) => (m['entrypoints'] = {}), expect: [{code: 'no-entrypoints', pointer: '/entrypoints', line: '"entrypoints": {}'}]},
   // entrypoint-outside-version-directory

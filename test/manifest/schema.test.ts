@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats'
 import fc from 'fast-check'
 import {manifestValidator} from '../../src/manifest/schema-validator.js'
 import {manifestSchema, manifestSchemaText, requirementCategories} from '../../src/manifest/schema.js'
-import {isLanguageTag, isPluginId, isRid, isSemVer} from '../../src/model/index.js'
+import {isLanguageTag, isPluginId, isRid, isSemVer, maxVersionLength} from '../../src/model/index.js'
 import {completeManifest} from './helpers.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', ...(import.meta.url.includes('/dist/') ? ['..'] : []))
@@ -110,6 +110,14 @@ describe('schema/manifest.schema.json', () => {
     for (const [name, category] of Object.entries(expected)) assert.equal(properties[name]?.['x-svc-requirement'], category, name)
     assert.equal(requirementOf('/properties/publisher/properties/name'), 'publication')
     for (const name of ['id', 'email', 'url']) assert.equal(requirementOf(`/properties/publisher/properties/${name}`), 'recommended', name)
+  })
+
+  it('bounds a version at the length the installer names its folder with, and takes one that long', () => {
+    assert.equal(manifestSchema.$defs['semVer']?.['maxLength'], maxVersionLength)
+    const validate = manifestValidator()
+    const longest = `1.0.0-${'a'.repeat(maxVersionLength - 6)}`
+    assert.equal(validate({...completeManifest(), version: longest}), true)
+    assert.equal(validate({...completeManifest(), version: `${longest}a`}), false)
   })
 
   it('never sets additionalProperties to false (unknown properties are always allowed)', () => {

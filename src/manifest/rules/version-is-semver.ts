@@ -1,16 +1,25 @@
-import {isSemVer} from '../../model/index.js'
+import {isSemVer, maxVersionLength} from '../../model/index.js'
 import type {Rule} from './types.js'
 import {member, quote} from './values.js'
 
-/** `version` is a SemVer 2.0 version exactly (`invalid-version`). */
+/** `version` is a SemVer 2.0 version exactly, of at most 128 characters (`invalid-version`). */
 export const versionIsSemVer: Rule = {
   name: 'version-is-semver',
   codes: ['invalid-version'],
   level: 'development',
-  claims: [{keywords: ['pattern', 'minLength'], pointer: /^\/version$/}],
+  claims: [{keywords: ['pattern', 'minLength', 'maxLength'], pointer: /^\/version$/}],
   check({manifest, rejected, emit}) {
     const version = member(manifest, 'version')
-    if (typeof version !== 'string' || rejected.has('/version') || isSemVer(version)) return
+    if (typeof version !== 'string' || rejected.has('/version')) return
+    if (version.length > maxVersionLength) {
+      emit({
+        code: 'invalid-version',
+        pointer: '/version',
+        message: `version is ${version.length} characters long; a version has at most ${maxVersionLength} (the host's limit, and a version names its folder in a data root).`,
+      })
+      return
+    }
+    if (isSemVer(version)) return
     emit({
       code: 'invalid-version',
       pointer: '/version',
