@@ -10,6 +10,16 @@ import {formatMiB} from '../quantities.js'
  */
 export const maxJsonNesting = 1000
 
+/**
+ * Most objects and arrays a document of `textLength` characters may hold: one for every 32 characters, and
+ * any number up to 1,000. Reading one costs far more memory than its two characters: 8 MiB of `{},` would
+ * take hundreds of MiB and seconds of garbage collection to read. No real document comes near: a
+ * manifest's file entries take about 100 characters each.
+ */
+export function maxJsonContainers(textLength: number): number {
+  return Math.max(1000, Math.floor(textLength / 32))
+}
+
 /** A 1-based position in the text: `column` counts UTF-16 code units, as editors and SARIF do. */
 export interface JsonPosition {
   line: number
@@ -100,14 +110,18 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes: number})
     return malformed(`The file is not valid UTF-8: the byte sequence starting with 0x${byte} ${at(position)} (byte offset ${offset}) is ill-formed; save the file as UTF-8.`, null, position)
   }
   const lines = new LineIndex(text)
-  const tooDeep = mayNestDeeperThan(text, maxJsonNesting) ? firstOffsetDeeperThan(text, maxJsonNesting) : -1
-  if (tooDeep !== -1) {
-    // Report an earlier syntax error first: parse only the text before the nesting gets too deep.
+  // Both limits are at least maxJsonNesting: a text with no more `{` and `[` than that is within them.
+  const past = mayNestDeeperThan(text, maxJsonNesting) ? firstOffsetPastLimits(text, maxJsonNesting, maxJsonContainers(text.length)) : null
+  if (past !== null) {
+    // Report an earlier syntax error first: parse only the text before the limit is passed.
     const earlier: ParseError[] = []
-    parseTreeWithin(text.slice(0, tooDeep), earlier)
-    const first = earliest(earlier.filter((error) => error.offset + error.length < tooDeep))
+    parseTreeWithin(text.slice(0, past.offset), earlier)
+    const first = earliest(earlier.filter((error) => error.offset + error.length < past.offset))
     if (first !== undefined) return syntaxError(text, lines, first)
-    return malformed(`The JSON nests more than ${maxJsonNesting} levels deep ${at(lines.position(tooDeep))}.`, null, lines.position(tooDeep))
+    const position = lines.position(past.offset)
+    if (past.limit === 'depth') return malformed(`The JSON nests more than ${maxJsonNesting} levels deep ${at(position)}.`, null, position)
+    const most = maxJsonContainers(text.length)
+    return malformed(`The JSON holds more than ${most} objects and arrays (one for every 32 characters of its text) ${at(position)}.`, null, position)
   }
   // The common case: valid JSON without duplicate keys. The native parser and a key scan decide it;
   // jsonc-parser's tree (for positions) is built only when a position is asked for.
@@ -388,9 +402,13 @@ function mayNestDeeperThan(text: string, limit: number): boolean {
   return false
 }
 
-/** Offset of the first `{` or `[` (outside strings) that opens nesting level `limit + 1`, or -1. */
-function firstOffsetDeeperThan(text: string, limit: number): number {
+/**
+ * Offset of the first `{` or `[` (outside strings) that opens nesting level `depthLimit + 1`, or opens the
+ * container number `containerLimit + 1`, and which limit it passes; null when neither is passed.
+ */
+function firstOffsetPastLimits(text: string, depthLimit: number, containerLimit: number): {offset: number; limit: 'depth' | 'containers'} | null {
   let depth = 0
+  let containers = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i)
@@ -402,12 +420,14 @@ function firstOffsetDeeperThan(text: string, limit: number): number {
       inString = true
     } else if (ch === 0x7b || ch === 0x5b) {
       depth += 1
-      if (depth > limit) return i
+      containers += 1
+      if (depth > depthLimit) return {offset: i, limit: 'depth'}
+      if (containers > containerLimit) return {offset: i, limit: 'containers'}
     } else if (ch === 0x7d || ch === 0x5d) {
       depth -= 1
     }
   }
-  return -1
+  return null
 }
 
 /**

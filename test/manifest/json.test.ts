@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import fc from 'fast-check'
 import {findNodeAtLocation, parseTree} from 'jsonc-parser'
-import {maxJsonNesting, readJsonDocument} from '../../src/json/strict-json.js'
+import {maxJsonContainers, maxJsonNesting, readJsonDocument} from '../../src/json/strict-json.js'
 import {maxManifestBytes} from '../../src/model/manifest-size.js'
 import type {ReadJsonResult} from '../../src/json/strict-json.js'
 import {firstInvalidUtf8} from '../../src/json/utf8.js'
@@ -227,6 +227,40 @@ describe('readJsonDocument: strict JSON', () => {
 
     it('does not count brackets inside strings', () => {
       assert.equal(read(`{"a": "${'['.repeat(5000)}"}`).ok, true)
+    })
+  })
+
+  describe('objects and arrays', () => {
+    /** `{"x": [{},{},…]}` with `count` objects, padded with spaces to `length` characters. */
+    const emptyObjects = (count: number, length: number) => {
+      const text = `{"x": [${Array.from({length: count}, () => '{}').join(',')}]}`
+      return text + ' '.repeat(Math.max(0, length - text.length))
+    }
+
+    it('accepts one for every 32 characters, and any number up to 1,000', () => {
+      assert.equal(maxJsonContainers(100), 1000)
+      const length = 200_000
+      // The top-level object and the array count too.
+      assert.equal(read(emptyObjects(maxJsonContainers(length) - 2, length)).ok, true)
+      assert.equal(read(emptyObjects(998, 0)).ok, true)
+    })
+
+    it('refuses one more, naming where the one past the limit opens', () => {
+      const length = 200_000
+      const diagnostic = refused(emptyObjects(maxJsonContainers(length) - 1, length))
+      assert.match(diagnostic.message, /^The JSON holds more than 6250 objects and arrays \(one for every 32 characters of its text\) at line 1, column /)
+      // The last `{` opens the container past the limit.
+      assert.deepEqual(lineColumn(diagnostic), [1, 7 + (maxJsonContainers(length) - 2) * 3 + 1])
+    })
+
+    it('refuses 8 MiB of empty objects (2.8 million of them, each costing memory its 3 bytes do not)', () => {
+      const text = `{"x": [${'{},'.repeat(2_796_000)}{}]}`
+      assert.ok(text.length <= maxManifestBytes)
+      assert.match(refused(text).message, /objects and arrays/)
+    })
+
+    it('does not count brackets inside strings', () => {
+      assert.equal(read(`{"a": "${'{}'.repeat(50_000)}"}`).ok, true)
     })
   })
 
