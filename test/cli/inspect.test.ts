@@ -9,6 +9,7 @@ import {runCli, runCliJson, spawnCli, tempDir, type CliResult} from '../helpers/
 import {makeWorkspace} from '../helpers/workspace.js'
 import {describedManifest, describedPayload, signatureCases} from '../inspect/support.js'
 import {copyExample, exampleId, writeArtifact} from '../pack/support.js'
+import {joinZip, splitZip} from '../helpers/zip-splice.js'
 
 /** The value printed after `label:` in inspect's text output. */
 function field(stdout: string, label: string): string | undefined {
@@ -190,6 +191,23 @@ describe('svc-plugin inspect', () => {
     const json = await runCliJson(['inspect', file])
     assert.equal(json.status, 1)
     assert.equal(json.json.error.code, 'manifest-malformed')
+  })
+
+  it('reads the manifest, not the other entries: exits 0 for an entry whose CRC is wrong, which --show-digest and validate --artifact refuse', async () => {
+    const records = splitZip(await readFile(example))
+    const damaged = records.find((record) => record.name.toString() === 'README.md')!
+    damaged.centralFixed.writeUInt32LE((damaged.centralFixed.readUInt32LE(16) + 1) >>> 0, 16)
+    damaged.localFixed.writeUInt32LE((damaged.localFixed.readUInt32LE(14) + 1) >>> 0, 14)
+    const file = path.join(scratch.dir, 'damaged-entry.svcPlugin')
+    await writeFile(file, joinZip(records))
+    const described = await runCli(['inspect', file])
+    assert.equal(described.status, 0, described.stderr)
+    assert.match(described.stdout, /present/)
+    for (const args of [['inspect', file, '--show-digest'], ['validate', '--artifact', file]]) {
+      const refused = await runCli(args)
+      assert.equal(refused.status, 1, args.join(' '))
+      assert.match(`${refused.stdout}${refused.stderr}`, /archive-malformed: .*README\.md.*CRC-32/, args.join(' '))
+    }
   })
 
   it('exits 3 for a file that is not a ZIP', async () => {
