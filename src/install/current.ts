@@ -1,6 +1,7 @@
 import {isSemVer} from '../model/semver.js'
-import {readTextOrNull, unlinkDurably} from '../fs/durable.js'
+import {unlinkDurably} from '../fs/durable.js'
 import {writeFileAtomic} from '../fs/output.js'
+import {readStateFile} from './data-root.js'
 import {versionOfDirectory} from './layout.js'
 
 /** What `current.json` says: the active version and the name of the directory under `versions/` holding it. */
@@ -17,7 +18,7 @@ export interface CurrentVersion {
  * this library, which writes it atomically.
  */
 export async function readCurrent(currentFile: string): Promise<CurrentVersion | null> {
-  const text = await readTextOrNull(currentFile)
+  const text = await readStateFile(currentFile)
   if (text === null) return null
   try {
     const value: unknown = JSON.parse(text)

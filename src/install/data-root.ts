@@ -2,12 +2,13 @@ import type {Stats} from 'node:fs'
 import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {hasErrno} from '../fs/durable.js'
+import {InputFileError, readInputFile} from '../fs/input.js'
 import {chmod, mkdir, rmdir} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
 import {directoryModeOf, directoryModes} from './layout.js'
 
 /** What stands where a real directory belongs. */
-export type UnsafeEntryKind = 'symbolic-link' | 'file' | 'other'
+export type UnsafeEntryKind = 'symbolic-link' | 'file' | 'directory' | 'other'
 
 /**
  * The path `<dataRoot>/<segments…>` after checking, level by level with lstat, that every level below the
@@ -98,6 +99,34 @@ function unsafeDataRoot(target: string, info: Stats): InstallError {
   })
 }
 
+/** The most a data-root state file (`current.json`, `trust.json`, `.transaction.json`) holds; none comes near. */
+export const maxStateFileBytes = 16 * 1024 * 1024
+
+/**
+ * The text of a state file the installer keeps in the data root, or null when there is none. Only a regular
+ * file is read, and never with a wait: a FIFO where a state file belongs would block the read until a
+ * writer comes (and no signal ends that wait), so it, a device or a directory there is `unsafe-data-root`,
+ * naming the file. Of a file larger than `maxBytes` the first `maxBytes` + 1 bytes are read: no format of
+ * ours parses from them, so the file counts as damaged, as one holding anything else that does not parse.
+ */
+export async function readStateFile(file: string, maxBytes: number = maxStateFileBytes): Promise<string | null> {
+  try {
+    const {bytes} = await readInputFile(file, {limit: maxBytes + 1})
+    return bytes.toString('utf8')
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error
+    if (error.code === 'file-not-found') return null
+    if (error.code === 'not-a-regular-file') {
+      const type = String(error.details['type'])
+      throw new InstallError('unsafe-data-root', `${file} is ${type === 'fifo' ? 'a FIFO (named pipe)' : `a ${type}`}, not a file; the installer does not read through it. Move it away and retry.`, {
+        details: {path: file, found: type === 'directory' ? 'directory' : 'other'},
+      })
+    }
+    // Refused by the system (permissions, an I/O error): the error as it came.
+    throw error.cause ?? error
+  }
+}
+
 /** lstat, or null when nothing is there (a parent that is a file counts as nothing there). */
 export async function lstatOrNull(target: string): Promise<Stats | null> {
   try {
@@ -108,7 +137,7 @@ export async function lstatOrNull(target: string): Promise<Stats | null> {
   }
 }
 
-const descriptions: Record<UnsafeEntryKind, string> = {'symbolic-link': 'a symbolic link', file: 'a file', other: 'neither a file nor a directory'}
+const descriptions: Record<UnsafeEntryKind, string> = {'symbolic-link': 'a symbolic link', file: 'a file', directory: 'a directory', other: 'neither a file nor a directory'}
 
 function kindOf(info: Stats): UnsafeEntryKind {
   if (info.isSymbolicLink()) return 'symbolic-link'

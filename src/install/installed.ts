@@ -7,7 +7,7 @@ import {realDirectory, requireDataRoot} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {levels, pluginPaths, versionPath} from './layout.js'
 import {readTrustRecord, type AdmittedVerdict} from './trust-record.js'
-import {readInstalledVersions, type InstalledVersions} from './version-directories.js'
+import {readInstalledVersions} from './version-directories.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 
 /** One installed plugin as `listInstalled` reports it. */
@@ -60,7 +60,8 @@ export async function installedPluginIds(dataRoot: string): Promise<string[]> {
 /**
  * Every installed plugin: those with at least one version directory, sorted by id. Reads only; takes no
  * lock (`current.json` and `trust.json` are replaced atomically). A plugin whose directory or `versions`
- * is not a real directory is not listed (its own operations refuse it with `unsafe-data-root`); a
+ * is not a real directory, or one of whose state files is not a regular file, is not listed (its own
+ * operations refuse it with `unsafe-data-root`); a
  * `plugins` that is not one is refused; a file-system error is `io-error`.
  */
 export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]> {
@@ -75,35 +76,40 @@ export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]
 async function listed(dataRoot: string): Promise<InstalledPlugin[]> {
   const plugins: InstalledPlugin[] = []
   for (const id of await installedPluginIds(dataRoot)) {
-    const paths = pluginPaths(dataRoot, id)
-    const installed = await readVersionsOfListed(dataRoot, id)
-    if (installed === null) continue
-    const versions = [...installed.directories.keys()]
-    const pending = await pathExists(paths.transaction)
-    if (versions.length === 0 && !pending) continue
-    const activeVersion = installed.active?.version ?? null
-    const directory = installed.active === null ? null : versionPath(dataRoot, id, installed.active.directory)
-    const record = await readTrustRecord(paths.trust)
-    const manifest = directory === null ? null : await readManifestLoosely(directory)
-    const mismatchedVersions: string[] = []
-    for (const [version, name] of installed.directories) {
-      const declared = await readManifestLoosely(versionPath(dataRoot, id, name))
-      if (declared?.id !== id || declared.version !== version) mismatchedVersions.push(version)
-    }
-    plugins.push({
-      id,
-      name: typeof manifest?.name === 'string' ? manifest.name : null,
-      activeVersion,
-      versions,
-      verdict: record?.verdict ?? null,
-      certificateId: activeVersion === null ? null : (record?.versions[activeVersion]?.certificateId ?? null),
-      directory,
-      dataDirectory: paths.data,
-      pending,
-      mismatchedVersions,
-    })
+    const plugin = await unlessUnsafe(() => listedPlugin(dataRoot, id))
+    if (plugin !== null) plugins.push(plugin)
   }
   return plugins
+}
+
+/** What `list` shows of plugin `id`: null when it has no version and no pending install. */
+async function listedPlugin(dataRoot: string, id: string): Promise<InstalledPlugin | null> {
+  const paths = pluginPaths(dataRoot, id)
+  const installed = await readInstalledVersions(dataRoot, id)
+  const versions = [...installed.directories.keys()]
+  const pending = await pathExists(paths.transaction)
+  if (versions.length === 0 && !pending) return null
+  const activeVersion = installed.active?.version ?? null
+  const directory = installed.active === null ? null : versionPath(dataRoot, id, installed.active.directory)
+  const record = await readTrustRecord(paths.trust)
+  const manifest = directory === null ? null : await readManifestLoosely(directory)
+  const mismatchedVersions: string[] = []
+  for (const [version, name] of installed.directories) {
+    const declared = await readManifestLoosely(versionPath(dataRoot, id, name))
+    if (declared?.id !== id || declared.version !== version) mismatchedVersions.push(version)
+  }
+  return {
+    id,
+    name: typeof manifest?.name === 'string' ? manifest.name : null,
+    activeVersion,
+    versions,
+    verdict: record?.verdict ?? null,
+    certificateId: activeVersion === null ? null : (record?.versions[activeVersion]?.certificateId ?? null),
+    directory,
+    dataDirectory: paths.data,
+    pending,
+    mismatchedVersions,
+  }
 }
 
 /** Every plugin with an active version, and that version's manifest, except `exceptId`. */
@@ -111,7 +117,7 @@ export async function readActivePlugins(dataRoot: string, exceptId?: string): Pr
   const active = new Map<string, ActivePlugin>()
   for (const id of await installedPluginIds(dataRoot)) {
     if (id === exceptId) continue
-    const current = (await readVersionsOfListed(dataRoot, id))?.active ?? null
+    const current = (await unlessUnsafe(() => readInstalledVersions(dataRoot, id)))?.active ?? null
     if (current === null) continue
     const manifest = await readManifestLoosely(versionPath(dataRoot, id, current.directory))
     if (manifest === null) continue
@@ -120,10 +126,14 @@ export async function readActivePlugins(dataRoot: string, exceptId?: string): Pr
   return active
 }
 
-/** The versions of a plugin found in a listing of `plugins/`, or null when its directories are not real ones. */
-async function readVersionsOfListed(dataRoot: string, id: string): Promise<InstalledVersions | null> {
+/**
+ * What `read` gives, or null when a plugin's own files are unsafe (`unsafe-data-root`: a link where a
+ * directory belongs, a FIFO where a state file does): such a plugin is left out of a listing, and its own
+ * operations refuse it.
+ */
+async function unlessUnsafe<T>(read: () => Promise<T>): Promise<T | null> {
   try {
-    return await readInstalledVersions(dataRoot, id)
+    return await read()
   } catch (error) {
     if (error instanceof InstallError && error.code === 'unsafe-data-root') return null
     throw error

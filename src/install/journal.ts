@@ -1,7 +1,7 @@
 import {isSemVer} from '../model/semver.js'
-import {readTextOrNull, unlinkDurably} from '../fs/durable.js'
+import {unlinkDurably} from '../fs/durable.js'
 import {writeFileAtomic} from '../fs/output.js'
-import {ensureRealDirectory, realDirectory} from './data-root.js'
+import {ensureRealDirectory, readStateFile, realDirectory} from './data-root.js'
 import {levels, pluginPaths, versionOfDirectory} from './layout.js'
 import {stagingOwner} from './staging.js'
 import type {VersionAdmission} from './trust-record.js'
@@ -39,7 +39,7 @@ export async function writeTransaction(dataRoot: string, id: string, transaction
  */
 export async function readTransaction(dataRoot: string, id: string, options: {drop?: boolean} = {}): Promise<InstallTransaction | null> {
   const file = pluginPaths(dataRoot, id).transaction
-  const text = await readTextOrNull(file)
+  const text = await readStateFile(file)
   if (text === null) return null
   const transaction = parseTransaction(text, id)
   if (transaction === null && options.drop === true) await dropTransaction(dataRoot, id)

@@ -1,5 +1,4 @@
 import {createHash} from 'node:crypto'
-import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {writeFileAtomic} from '../fs/output.js'
 import {withLock} from '../fs/lock.js'
@@ -14,7 +13,8 @@ import {
   type VerifiedRevocationList,
 } from '../revocation/list.js'
 import {verificationContext, type VerifyContext} from '../signing/verify.js'
-import {ensureRealDirectory, realDirectory} from './data-root.js'
+import {ensureRealDirectory, readStateFile, realDirectory} from './data-root.js'
+import {InstallError} from './errors.js'
 import {levels, pluginsRoot} from './layout.js'
 
 /**
@@ -161,13 +161,26 @@ function serialize(records: ReadonlyMap<string, RecordedRevocationList>): string
   return `${JSON.stringify({schemaVersion: 2, roots}, null, 2)}\n`
 }
 
+/**
+ * The most the record may hold: every root's newest list (at most 16 MiB each) in base64, for a few
+ * roots. Past it the record counts as damaged.
+ */
+const maxRecordBytes = 256 * 1024 * 1024
+
 async function readRecords(dataRoot: string): Promise<Map<string, RecordedRevocationList>> {
   const file = revocationStateFile(dataRoot)
   let value: unknown
+  let text: string | null
   try {
-    value = JSON.parse(await readFile(file, 'utf8'))
+    text = await readStateFile(file, maxRecordBytes)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map()
+    if (error instanceof InstallError) throw error
+    throw unreadableRecord(file, error)
+  }
+  if (text === null) return new Map()
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
     throw unreadableRecord(file, error)
   }
   const {schemaVersion, roots} = (value ?? {}) as {schemaVersion?: unknown; roots?: unknown}

@@ -1,8 +1,8 @@
-import {readTextOrNull} from '../fs/durable.js'
 import {writeFileAtomic} from '../fs/output.js'
 import type {Certificate} from '../pki/certificate.js'
 import {isSemVer} from '../model/semver.js'
 import type {StoreSignature} from '../signing/countersignature.js'
+import {readStateFile} from './data-root.js'
 import {InstallError} from './errors.js'
 
 /** The verdicts an install can admit: Trusted, or Unsigned when the caller allowed it. */
@@ -49,7 +49,7 @@ const rank: Record<AdmittedVerdict, number> = {Unsigned: 0, Trusted: 1}
  * closed: it is taken as Trusted with no versions, so that tampering with it can never lower the bar.
  */
 export async function readTrustRecord(file: string): Promise<TrustRecord | null> {
-  const text = await readTextOrNull(file)
+  const text = await readStateFile(file)
   if (text === null) return null
   return parseTrustRecord(text) ?? {verdict: 'Trusted', certificateId: null, publisher: null, versions: {}}
 }
