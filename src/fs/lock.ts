@@ -1,10 +1,11 @@
 import {randomBytes} from 'node:crypto'
-import {lstat, readFile, readdir} from 'node:fs/promises'
+import {lstat, readdir} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {cancellable, throwIfCancelled} from '../cancellation.js'
 import {hasErrno, isTemporarySiblingOf, temporarySibling} from './durable.js'
+import {InputFileError, readInputFile} from './input.js'
 import {chmod, createFile, mkdir, removeTree, rename, rmdir, unlink, writeAll} from './mutations.js'
 import {SvcPluginError} from '../errors.js'
 
@@ -190,13 +191,13 @@ function markerOf(owner: LockOwner): string {
 async function inspectLock(file: string): Promise<SeenLock> {
   try {
     const info = await lstat(file)
-    if (info.isFile()) return {kind: 'legacy', owner: parseOwner(await readFile(file, 'utf8'))}
+    if (info.isFile()) return {kind: 'legacy', owner: await readOwner(file)}
     if (!info.isDirectory()) return {kind: 'unknown'}
     const names = await readdir(file)
     if (names.length === 0) return {kind: 'empty'}
     if (!names.every((name) => markerName.test(name))) return {kind: 'unknown'}
     const markers: SeenMarker[] = []
-    for (const name of names) markers.push({name, owner: parseOwner(await readFile(path.join(file, name), 'utf8'))})
+    for (const name of names) markers.push({name, owner: await readOwner(path.join(file, name))})
     return {kind: 'held', markers}
   } catch (error) {
     // Released, broken or replaced while we looked: look again at the next attempt.
@@ -272,6 +273,24 @@ function heldLock(file: string, marker: string): PluginLock {
     },
   }
 }
+
+/**
+ * The owner a lock file or marker names, or null when it names none that reads as one. Only a regular file
+ * is read, and never with a wait: a FIFO there would block the read until a writer came.
+ */
+async function readOwner(file: string): Promise<LockOwner | null> {
+  try {
+    return parseOwner((await readInputFile(file, {limit: maxOwnerBytes})).bytes.toString('utf8'))
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error
+    if (error.code === 'file-not-found') throw error.cause
+    if (error.code === 'not-a-regular-file') return null
+    throw error.cause ?? error
+  }
+}
+
+/** More than an owner's JSON ever holds. */
+const maxOwnerBytes = 64 * 1024
 
 function parseOwner(text: string): LockOwner | null {
   try {

@@ -88,6 +88,24 @@ describe('state files of a data root that are not regular files', () => {
     })
   })
 
+  // The test's own time limit catches a wait on the FIFO (a writer comes only after 15 s, so that it ends).
+  it('takes a FIFO for the owner of a plugin\'s lock as an owner it cannot read, never waiting on it', {timeout: 10_000}, async () => {
+    await inWorkspace(async (ws) => {
+      await install(await ws.artifact('v1', {version: '1.0.0'}), unsigned(ws))
+      const lock = path.join(ws.plugin(id), '.lock')
+      await mkdir(lock)
+      const marker = path.join(lock, `owner-${'0'.repeat(24)}.json`)
+      execFileSync('mkfifo', [marker])
+      const writer = setInterval(() => void releaseReaders([marker]), 15_000)
+      try {
+        // An owner that cannot be read holds the lock until the wait gives up.
+        await assert.rejects(activate(ws.dataRoot, id, '1.0.0', {lockTimeoutMs: 300}), installError('lock-timeout'))
+      } finally {
+        clearInterval(writer)
+      }
+    })
+  })
+
   it('takes a state file larger than any it writes as damaged, reading no more of it than that', async () => {
     await inWorkspace(async (ws) => {
       await install(await ws.artifact('v1', {version: '1.0.0'}), unsigned(ws))
