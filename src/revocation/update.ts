@@ -1,7 +1,7 @@
 import type {ArchiveLimits} from '../archive/types.js'
 import {isSvcPluginError} from '../errors.js'
 import {withLock} from '../fs/lock.js'
-import {type OutputScope, withOutputs, writeFailed} from '../fs/output.js'
+import {checkOutputFree, type OutputScope, withOutputs, writeFailed} from '../fs/output.js'
 import {publicKeyOf} from '../pki/ed25519.js'
 import {SigningError} from '../pki/errors.js'
 import {readPublicKeyFile} from '../pki/keys.js'
@@ -169,6 +169,8 @@ async function nextListContent(
   const {listFile, rootKeyId} = options
   if (!(await revocationListExists(listFile))) {
     if (rootKeyId === undefined) throw new RevocationError('invalid-root-key-id', `${listFile} does not exist yet; creating it needs the root key id.`, {details: {path: listFile}})
+    // A new list comes with a new signature file: one already there belongs to no list this would update.
+    await checkOutputFree(sigFile, {advice: `${listFile} does not exist, so it is no list's signature; move it away, or name the list it signs with --list`})
     fitsStatement(fixed, 1, listFile)
     return {created: true, content: newRevocationListContent({rootKeyId, entries: [request], ...times})}
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import {readdir, writeFile} from 'node:fs/promises'
+import {existsSync} from 'node:fs'
+import {readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {base64Line} from '../../src/pki/base64.js'
@@ -33,6 +34,14 @@ describe('revokeInFile', () => {
   it('needs the root key id to create a list (invalid-root-key-id), and writes nothing without it', async () => {
     await assert.rejects(revokeInFile({...base(), certificateId: `cert_${'1'.repeat(32)}`, reason: 'superseded'}), {code: 'invalid-root-key-id'})
     assert.deepEqual(await readdir(dir), ['certificate.json', 'root.key', 'signed.svcPlugin', 'signer.pub', 'unsigned.svcPlugin'])
+  })
+
+  it('never creates a list over a signature file that is already there: output-exists, both files as they were', async () => {
+    await writeFile(at('other.sig'), 'precious\n')
+    await assert.rejects(revokeInFile({...base(), listFile: at('other.json'), rootKeyId: pki.rootKeyId, certificateId: `cert_${'1'.repeat(32)}`, reason: 'superseded'}), {code: 'output-exists'})
+    assert.equal(await readFile(at('other.sig'), 'utf8'), 'precious\n')
+    assert.equal(existsSync(at('other.json')), false)
+    await rm(at('other.sig'))
   })
 
   it('creates the list with sequence 1 from a certificate file', async () => {
