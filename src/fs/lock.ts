@@ -7,6 +7,7 @@ import {cancellable, throwIfCancelled} from '../cancellation.js'
 import {hasErrno, isTemporarySiblingOf, temporarySibling} from './durable.js'
 import {InputFileError, readInputFile} from './input.js'
 import {chmod, createFile, mkdir, removeTree, rename, rmdir, unlink, writeAll} from './mutations.js'
+import {trackCreatedFolder, trackTemporaryFile} from './temporary-files.js'
 import {SvcPluginError} from '../errors.js'
 
 /** Thrown when another process held a lock for longer than the caller would wait. */
@@ -135,6 +136,8 @@ export async function withLock<T>(file: string, options: AcquireOptions, work: (
  */
 class LockAttempt {
   private temp: string | null = null
+  /** Forgets the temporary and its marker, which an interrupted process removes until then. */
+  private forgetTemp: Array<() => void> = []
 
   constructor(
     private readonly file: string,
@@ -149,6 +152,7 @@ class LockAttempt {
         this.temp ??= await this.prepare()
         await rename(this.temp, this.file)
         this.temp = null
+        this.forget()
         return true
       } catch (error) {
         // A lock directory with its marker, a lock file of an earlier version, or (Windows) any directory.
@@ -156,6 +160,7 @@ class LockAttempt {
         // The parent does not exist yet, or an uninstall removed it (and our temporary) between two attempts.
         if (!hasErrno(error, 'ENOENT')) throw error
         this.temp = null
+        this.forget()
         await this.ensureDirectory()
       }
     }
@@ -165,18 +170,31 @@ class LockAttempt {
   async close(): Promise<void> {
     if (this.temp !== null) await removeTree(this.temp).catch(() => undefined)
     this.temp = null
+    this.forget()
   }
 
+  private forget(): void {
+    for (const done of this.forgetTemp.splice(0)) done()
+  }
+
+  /** The temporary, complete with its marker; nothing of it is left when making it fails (a full disk). */
   private async prepare(): Promise<string> {
     const temp = temporarySibling(this.file)
     await mkdir(temp, {mode: lockDirectoryMode})
-    await chmod(temp, lockDirectoryMode)
     const marker = path.join(temp, markerOf(this.owner))
-    const handle = await createFile(marker, 'wx', 0o644)
+    this.forgetTemp.push(trackCreatedFolder(temp), trackTemporaryFile(marker))
     try {
-      await writeAll(handle, marker, `${JSON.stringify(this.owner)}\n`)
-    } finally {
-      await handle.close()
+      await chmod(temp, lockDirectoryMode)
+      const handle = await createFile(marker, 'wx', 0o644)
+      try {
+        await writeAll(handle, marker, `${JSON.stringify(this.owner)}\n`)
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      await removeTree(temp).catch(() => undefined)
+      this.forget()
+      throw error
     }
     return temp
   }
@@ -256,11 +274,14 @@ async function removeAbandonedTemporaries(file: string): Promise<void> {
 
 function heldLock(file: string, marker: string): PluginLock {
   let released = false
+  // An interrupted process gives its lock up as release does: its marker, then the directory if empty.
+  const forget = [trackCreatedFolder(file), trackTemporaryFile(path.join(file, marker))]
   return {
     file,
     async release() {
       if (released) return
       released = true
+      for (const done of forget) done()
       // Only our own marker is removed: when it is gone, someone judged us dead and broke the lock, and
       // whatever stands there now is theirs. The directory goes only when it is empty. A lock that cannot
       // be given up is left: once this process has exited, the next operation judges it stale.

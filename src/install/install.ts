@@ -7,6 +7,7 @@ import type {EntryDigest} from '../archive/types.js'
 import {contentsOf, type ManifestRead} from '../artifact/contents.js'
 import {openArtifact, type OpenedArtifact} from '../artifact/open.js'
 import {pathExists} from '../fs/durable.js'
+import {trackTemporaryTree} from '../fs/temporary-files.js'
 import {compareDeclaredFiles, manifestEntryName} from '../manifest/declared-files.js'
 import {readManifest} from '../manifest/read-manifest.js'
 import {entryNameOf} from '../model/entry-name.js'
@@ -103,14 +104,21 @@ export async function install(artifactFile: string, options: InstallOptions): Pr
       const target = await readTarget(run.settings.dataRoot, judged.manifest, options.force === true)
       const changes = await consentToChanges(run.settings.dataRoot, judged.manifest, target.installed, options.consent)
       const staging = await createStaging(run.settings.dataRoot, judged.manifest.id)
+      // Until the journal names it, the staged tree is this process's alone: an interrupted one removes it.
+      const forgetStaging = trackTemporaryTree(staging.dir)
       let committed = false
       try {
         const files = await stage(judged, staging, run.report, options.signal)
         const admission = await admitStaged(judged, files, staging, target, run)
-        return {...(await commit(judged, admission, target, staging, run, () => (committed = true))), changes}
+        const onCommitted = (): void => {
+          committed = true
+          forgetStaging()
+        }
+        return {...(await commit(judged, admission, target, staging, run, onCommitted)), changes}
       } finally {
         // Past the commit point a failed step leaves the journal and its staged tree for the next operation.
         if (!committed || !(await pathExists(pluginPaths(run.settings.dataRoot, judged.manifest.id).transaction))) await staging.remove()
+        forgetStaging()
       }
     })
   } catch (error) {
@@ -229,6 +237,13 @@ async function commit(judged: Judged, admission: Admission, target: Target, stag
   committed()
   await run.report('committed')
   const outcome = await applyTransaction(settings.dataRoot, id, transaction, (step) => run.report(step))
+  if (!outcome.applied) {
+    // The staged tree was gone, or something stood where it goes, when it was to be promoted: the journal
+    // was dropped and nothing was installed.
+    throw new InstallError('io-error', `${id} ${version} was not installed: its staged tree was removed, or its version directory taken, before it could be put in place. Retry.`, {
+      details: {errno: null, path: versionPath(settings.dataRoot, id, transaction.directory), syscall: null},
+    })
+  }
   return {
     id,
     version,
