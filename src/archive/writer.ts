@@ -1,8 +1,9 @@
-import {createHash, randomBytes, type Hash} from 'node:crypto'
+import {createHash, type Hash} from 'node:crypto'
 import {rmSync} from 'node:fs'
 import {unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {throwIfCancelled} from '../cancellation.js'
+import {temporarySibling} from '../fs/durable.js'
 import {placeFile} from '../fs/output.js'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {copyBody, hashWritten} from './body-copier.js'
@@ -84,9 +85,9 @@ export interface ArchiveBody {
   /** Every entry written, in order. */
   readonly entries: readonly WrittenEntry[]
   /**
-   * Writes the archive: `first`, then the body, the central directory and the end record, into
-   * `<output>.<random>.tmp`, then moves it onto the output. Refuses what the whole archive would
-   * break (the first entry's name, order and size; the archive size and compression ratio).
+   * Writes the archive: `first`, then the body, the central directory and the end record, into a hidden
+   * temporary beside it (`.<output>.<pid>.<random>.tmp`), then moves it onto the output. Refuses what the
+   * whole archive would break (the first entry's name, order and size; the archive size and compression ratio).
    */
   finish(first: WriterEntry, options?: FinishArchiveOptions): Promise<WrittenArchive>
   /** Removes the body's temporary file; call it once done, whether or not `finish` was called or succeeded. */
@@ -223,7 +224,7 @@ class Body {
   /** Writes `entries` into a new body file beside `target`; the caller must `discard()` it. `signal` cancels this and {@link finish}. */
   static async write(target: string, entries: readonly WriterEntry[], plan: ArchivePlan, read: ProgressCounter, signal: AbortSignal | undefined): Promise<Body> {
     throwIfCancelled(signal)
-    const body = new Body(target, `${target}.${randomBytes(6).toString('hex')}.body.tmp`, entries, plan, signal)
+    const body = new Body(target, temporarySibling(`${target}.body`), entries, plan, signal)
     try {
       const {records, written} = await writeEntries(body.#file, entries, read, signal)
       body.records = records
@@ -246,7 +247,7 @@ class Body {
    * the target, checks the archive's size and ratio, and moves it into place.
    */
   async finish(first: WriterEntry | null, options: {overwrite: boolean; read?: ProgressCounter; copied?: ProgressCounter}): Promise<WrittenArchive> {
-    const temporary = `${this.target}.${randomBytes(6).toString('hex')}.tmp`
+    const temporary = temporarySibling(this.target)
     const forget = trackTemporaryFile(temporary)
     let file: OutputFile | null = null
     try {

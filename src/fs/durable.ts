@@ -46,14 +46,36 @@ export async function flushTogether(files: readonly string[], directories: reado
   })
 }
 
-/** A sibling name for a temporary file that no other writer picks: `.<name>.<pid>.<12 hex>.tmp`. */
+/**
+ * A sibling name for a temporary file that no other writer picks: `.<name>.<pid>.<12 hex>.tmp`, `<name>`
+ * cut short when the whole would be longer than a file name may be (255 bytes of UTF-8), so that any name a
+ * file system takes for the file itself it takes for its temporary too.
+ */
 export function temporarySibling(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  return path.join(path.dirname(file), `.${temporaryStem(path.basename(file))}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+}
+
+/** Most bytes of a file name (ext4, APFS, …). */
+const maxNameBytes = 255
+/** The longest suffix a temporary name adds: `.`, and `.<pid>.<12 hex>.tmp` with a pid of up to 10 digits. */
+const temporaryAffixBytes = 1 + 1 + 10 + 1 + 12 + 4
+
+/** `name` as a temporary sibling's name holds it: whole, or its longest start that leaves room for the rest. */
+function temporaryStem(name: string): string {
+  if (Buffer.byteLength(name, 'utf8') <= maxNameBytes - temporaryAffixBytes) return name
+  let stem = ''
+  let bytes = 0
+  for (const character of name) {
+    bytes += Buffer.byteLength(character, 'utf8')
+    if (bytes > maxNameBytes - temporaryAffixBytes) break
+    stem += character
+  }
+  return stem
 }
 
 /** True when `name` is a temporary sibling of the file named `of` (see {@link temporarySibling}). */
 export function isTemporarySiblingOf(name: string, of: string): boolean {
-  const prefix = `.${of}.`
+  const prefix = `.${temporaryStem(of)}.`
   return name.startsWith(prefix) && /^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))
 }
 

@@ -13,7 +13,9 @@ import {
   placeFile,
   replaceFilePair,
   withOutputs,
+  writeFileAtomic,
 } from '../../src/fs/output.js'
+import {isTemporarySiblingOf, temporarySibling} from '../../src/fs/durable.js'
 import {removeTemporaryFilesSync} from '../../src/fs/temporary-files.js'
 import {tempDir} from '../helpers/cli.js'
 import {checkOutputPlans, failingAt, snapshot} from './output-support.js'
@@ -252,5 +254,31 @@ describe('the outputs of one operation', () => {
     })
     removeTemporaryFilesSync()
     assert.deepEqual(await snapshot(root), ['folder kept', 'file kept/file 644 x'])
+  })
+})
+
+describe('outputs with the longest names a file system takes', () => {
+  // 255 bytes of UTF-8: the longest file name; a temporary beside it must fit too.
+  const names = ['a'.repeat(255), `${'é'.repeat(120)}.svcPlugin`, `${'漢'.repeat(81)}.json`]
+
+  for (const name of names) {
+    it(`writes ${Buffer.byteLength(name)} bytes of name through a temporary (${name.slice(0, 3)}…)`, async () => {
+      const dir = await fresh()
+      const file = path.join(dir, name)
+      assert.ok(Buffer.byteLength(name) <= 255)
+      await writeFileAtomic(file, 'one\n')
+      await replaceFilePair({file, content: 'two\n'}, {file: path.join(dir, 'b.sig'), content: 'sig\n'})
+      assert.equal(await readFile(file, 'utf8'), 'two\n')
+      assert.deepEqual((await readdir(dir)).sort(), [name, 'b.sig'].sort())
+    })
+  }
+
+  it('names a temporary of a long name within 255 bytes, still recognised as that name\'s', () => {
+    for (const name of [...names, 'current.json']) {
+      const temporary = path.basename(temporarySibling(path.join('/x', name)))
+      assert.ok(Buffer.byteLength(temporary) <= 255, temporary)
+      assert.ok(isTemporarySiblingOf(temporary, name), temporary)
+    }
+    assert.ok(!isTemporarySiblingOf(path.basename(temporarySibling('/x/current.json')), 'trust.json'))
   })
 })
