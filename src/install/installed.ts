@@ -61,8 +61,8 @@ export async function installedPluginIds(dataRoot: string): Promise<string[]> {
  * Every installed plugin: those with at least one version directory, sorted by id. Reads only; takes no
  * lock (`current.json` and `trust.json` are replaced atomically). A plugin whose directory or `versions`
  * is not a real directory, or one of whose state files is not a regular file, is not listed (its own
- * operations refuse it with `unsafe-data-root`); a
- * `plugins` that is not one is refused; a file-system error is `io-error`.
+ * operations refuse it with `unsafe-data-root`); a `plugins` that is not one is refused; a file-system
+ * error is `io-error`.
  */
 export async function listInstalled(dataRoot: string): Promise<InstalledPlugin[]> {
   try {
