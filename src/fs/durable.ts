@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 import {constants} from 'node:fs'
-import {open, readFile, stat} from 'node:fs/promises'
+import {open, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {throwIfCancelled} from '../cancellation.js'
 import {forEachConcurrently} from './concurrently.js'
@@ -108,16 +108,6 @@ export async function isDirectory(target: string): Promise<boolean> {
 async function statOrNull(target: string): Promise<import('node:fs').Stats | null> {
   try {
     return await stat(target)
-  } catch (error) {
-    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
-    throw error
-  }
-}
-
-/** A file's UTF-8 text, or null when it does not exist (a missing parent counts as missing). */
-export async function readTextOrNull(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8')
   } catch (error) {
     if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
     throw error

@@ -111,7 +111,8 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes: number})
   }
   const lines = new LineIndex(text)
   // Both limits are at least maxJsonNesting: a text with no more `{` and `[` than that is within them.
-  const past = mayNestDeeperThan(text, maxJsonNesting) ? firstOffsetPastLimits(text, maxJsonNesting, maxJsonContainers(text.length)) : null
+  const containerLimit = maxJsonContainers(text.length)
+  const past = mayNestDeeperThan(text, maxJsonNesting) ? firstOffsetPastLimits(text, maxJsonNesting, containerLimit) : null
   if (past !== null) {
     // Report an earlier syntax error first: parse only the text before the limit is passed.
     const earlier: ParseError[] = []
@@ -120,8 +121,7 @@ export function readJsonDocument(bytes: Uint8Array, options: {maxBytes: number})
     if (first !== undefined) return syntaxError(text, lines, first)
     const position = lines.position(past.offset)
     if (past.limit === 'depth') return malformed(`The JSON nests more than ${maxJsonNesting} levels deep ${at(position)}.`, null, position)
-    const most = maxJsonContainers(text.length)
-    return malformed(`The JSON holds more than ${most} objects and arrays (one for every 32 characters of its text) ${at(position)}.`, null, position)
+    return malformed(`The JSON holds more than ${containerLimit} objects and arrays (one for every 32 characters of its text) ${at(position)}.`, null, position)
   }
   // The common case: valid JSON without duplicate keys. The native parser and a key scan decide it;
   // jsonc-parser's tree (for positions) is built only when a position is asked for.
