@@ -1,3 +1,4 @@
+import {lstat} from 'node:fs/promises'
 import {throwIfCancelled} from '../cancellation.js'
 import {compareDeclaredFiles, manifestEntryName, type FileProblem} from '../manifest/declared-files.js'
 import type {Manifest} from '../model/manifest.js'
@@ -7,7 +8,8 @@ import {hostRid as currentHostRid} from '../model/rid.js'
 import type {TrustStore} from '../pki/trust.js'
 import type {RevocationList} from '../revocation/list.js'
 import type {Verdict, VerificationResult} from '../signing/result.js'
-import {checkContents} from '../signing/verify.js'
+import {checkContents, type VerifyContext} from '../signing/verify.js'
+import {hasErrno} from '../fs/durable.js'
 import {asInstallError} from './errors.js'
 import {requireDataRoot} from './data-root.js'
 import {loadInstalledManifest, readInstalledContents} from './installed-manifest.js'
@@ -105,36 +107,80 @@ export async function verifyInstalled(dataRoot: string, id: string, options: Ver
     throwIfCancelled(options.signal)
     await requireDataRoot(dataRoot)
     const context = await revocationContext(dataRoot, {...options, now: options.now ?? new Date()})
-    const gate = await readAdmission(dataRoot, id, options.version)
-    const {version, directory} = gate
-    const result: InstalledVerification = {id, version, directory, valid: false, verdict: null, certificateId: null, admittedVerdict: gate.admittedVerdict, problems: [], warnings: []}
-    result.problems.push(...(await checkDirectoriesAbove(dataRoot, id)))
-    const loaded = await loadInstalledManifest(directory, id)
-    if (loaded === null) {
-      result.problems.push({code: 'manifest-missing', message: `${directory} has no manifest.json.`, path: manifestEntryName})
+    // The check takes no lock: an operation on the plugin may move the directory it reads (a forced
+    // reinstall discards the old tree and brings the new one to rest, an uninstall takes versions out)
+    // while it reads. A verdict over a directory that moved away is about no installed tree: the check
+    // starts again on the directory the version resolves to now (or says it is no longer installed).
+    for (let attempt = 1; ; attempt += 1) {
+      const gate = await readAdmission(dataRoot, id, options.version)
+      const identity = await directoryIdentity(gate.directory)
+      let result: InstalledVerification
+      try {
+        result = await verifyAdmitted(dataRoot, id, gate, context, options)
+      } catch (error) {
+        if (attempt < maxAttempts && hasErrno(error, 'ENOENT', 'ENOTDIR') && (await movedAway(dataRoot, id, options.version, gate, identity))) continue
+        throw error
+      }
+      if (attempt < maxAttempts && (await movedAway(dataRoot, id, options.version, gate, identity))) continue
       return result
     }
-    for (const diagnostic of loaded.report.problems) {
-      if (diagnostic.severity === 'error') result.problems.push({code: diagnostic.code, message: diagnostic.message, path: manifestEntryName})
-    }
-    const read = await readInstalledContents(directory, loaded.bytes, options.signal)
-    for (const name of read.unexpected) result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
-    const executable = loaded.manifest === null ? null : executableOf(loaded.manifest, options.hostRid)
-    const fileProblems = checkInstalledFiles(result, loaded.manifest, read.files, executable)
-    // Which file is the executable is known only from a valid manifest.
-    if (loaded.manifest !== null) result.problems.push(...(await checkVersionModes(directory, executable?.name ?? null)))
-    const signature = checkContents(read.contents, context)
-    result.verdict = signature.verdict
-    result.certificateId = signature.certificateId
-    judgeSignature(result, signature, gate, fileProblems)
-    if (options.requireStoreSignature === true && (gate.admission?.storeSignature ?? null) === null) {
-      result.problems.push({code: 'store-signature-missing', message: `${id} ${version} was admitted without a store countersignature, and one is required; install it again with its countersignature.`, path: null})
-    }
-    result.valid = result.problems.length === 0
-    return result
   } catch (error) {
     throw asInstallError(error)
   }
+}
+
+// How many times the check starts again when the directory it read was moved away meanwhile.
+const maxAttempts = 5
+
+/**
+ * The directory's device, inode and change time, or null when it is gone: a rename changes the change
+ * time, so a tree moved away and another one (even on a reused inode) put in its place differ.
+ */
+async function directoryIdentity(directory: string): Promise<string | null> {
+  const info = await lstat(directory, {bigint: true}).catch((error: unknown) => {
+    if (hasErrno(error, 'ENOENT', 'ENOTDIR')) return null
+    throw error
+  })
+  return info === null ? null : `${info.dev}:${info.ino}:${info.ctimeNs}`
+}
+
+/**
+ * True when the version no longer resolves to the very directory that was read (another name, another
+ * tree under the same name, or none). When it is no longer installed at all, that refusal is thrown.
+ */
+async function movedAway(dataRoot: string, id: string, version: string | undefined, gate: Admitted, identity: string | null): Promise<boolean> {
+  const now = await resolveInstalledVersion(dataRoot, id, version)
+  return now.directory !== gate.directory || (await directoryIdentity(now.directory)) !== identity
+}
+
+/** The checks of {@link verifyInstalled} over the directory `gate` resolved. */
+async function verifyAdmitted(dataRoot: string, id: string, gate: Admitted, context: VerifyContext, options: VerifyInstalledOptions): Promise<InstalledVerification> {
+  const {version, directory} = gate
+  const result: InstalledVerification = {id, version, directory, valid: false, verdict: null, certificateId: null, admittedVerdict: gate.admittedVerdict, problems: [], warnings: []}
+  result.problems.push(...(await checkDirectoriesAbove(dataRoot, id)))
+  const loaded = await loadInstalledManifest(directory, id)
+  if (loaded === null) {
+    result.problems.push({code: 'manifest-missing', message: `${directory} has no manifest.json.`, path: manifestEntryName})
+    return result
+  }
+  for (const diagnostic of loaded.report.problems) {
+    if (diagnostic.severity === 'error') result.problems.push({code: diagnostic.code, message: diagnostic.message, path: manifestEntryName})
+  }
+  const read = await readInstalledContents(directory, loaded.bytes, options.signal)
+  for (const name of read.unexpected) result.problems.push({code: 'unexpected-file-type', message: `${name} is not a regular file.`, path: name})
+  const executable = loaded.manifest === null ? null : executableOf(loaded.manifest, options.hostRid)
+  const fileProblems = checkInstalledFiles(result, loaded.manifest, read.files, executable)
+  // Which file is the executable is known only from a valid manifest.
+  if (loaded.manifest !== null) result.problems.push(...(await checkVersionModes(directory, executable?.name ?? null)))
+  const signature = checkContents(read.contents, context)
+  result.verdict = signature.verdict
+  result.certificateId = signature.certificateId
+  judgeSignature(result, signature, gate, fileProblems)
+  if (options.requireStoreSignature === true && (gate.admission?.storeSignature ?? null) === null) {
+    result.problems.push({code: 'store-signature-missing', message: `${id} ${version} was admitted without a store countersignature, and one is required; install it again with its countersignature.`, path: null})
+  }
+  result.valid = result.problems.length === 0
+  return result
 }
 
 /** The version to check, its directory, and how it (and the plugin) was admitted. */
