@@ -62,10 +62,22 @@ function parseTransaction(text: string, id: string): InstallTransaction | null {
     // Both names become paths: only names this library makes, for this plugin and this version, are taken.
     if (typeof staging !== 'string' || stagingOwner(staging) !== id) return null
     if (typeof directory !== 'string' || versionOfDirectory(directory) !== version) return null
-    if (typeof admission !== 'object' || admission === null || (admission.verdict !== 'Trusted' && admission.verdict !== 'Unsigned')) return null
+    if (!isAdmission(admission)) return null
     if (!(previousVersion === null || isSemVer(previousVersion)) || !Number.isSafeInteger(retain) || (retain as number) < 0) return null
     return {operation, version, directory, staging, activate, admission, previousVersion: previousVersion ?? null, retain: retain as number}
   } catch {
     return null
   }
+}
+
+/**
+ * An admission as install writes it: the trust record is written from it, and a Trusted one without a
+ * `certificateId` would make a record that does not read back as one (taken as Trusted with no versions:
+ * every installed version of the plugin would lose its admission).
+ */
+function isAdmission(value: unknown): value is VersionAdmission {
+  if (typeof value !== 'object' || value === null) return false
+  const {verdict, certificateId, admittedAt} = value as Record<string, unknown>
+  if (verdict !== 'Trusted' && verdict !== 'Unsigned') return false
+  return (typeof certificateId === 'string' || certificateId === null) && (admittedAt === undefined || typeof admittedAt === 'string')
 }

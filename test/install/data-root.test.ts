@@ -226,6 +226,31 @@ describe('names read back from files in the data root', () => {
     })
   })
 
+  it('a journal whose admission is not one install writes is dropped: the trust record stays readable', async () => {
+    await inWorkspace(async (ws) => {
+      const signer = createSigner()
+      const trusted = {dataRoot: ws.dataRoot, hostRid: 'linux-x64', trust: signer.trust, now: testNow}
+      await install(await ws.artifact('v1', {version: '1.0.0', signer}), trusted)
+      // Names this library makes, a version that is at rest, but an admission without its certificate id.
+      const journal = {
+        operation: 'install',
+        version: '1.0.0',
+        directory: '1.0.0_1',
+        staging: stagingLikeName,
+        activate: true,
+        admission: {verdict: 'Trusted'},
+        previousVersion: '1.0.0',
+        retain: 0,
+      }
+      await writeFile(path.join(ws.plugin(id), '.transaction.json'), JSON.stringify(journal))
+      await activate(ws.dataRoot, id, '1.0.0')
+      assert.deepEqual((await readdir(ws.plugin(id))).sort(), ['current.json', 'data', 'trust.json', 'versions'])
+      const verified = await verifyInstalled(ws.dataRoot, id, {trust: signer.trust, now: testNow, hostRid: 'linux-x64'})
+      assert.deepEqual(verified.problems, [])
+      assert.equal(verified.valid, true)
+    })
+  })
+
   it('a current.json naming a directory outside versions/ names no active version', async () => {
     await inWorkspace(async (ws) => {
       await install(await ws.artifact('v1', {version: '1.0.0'}), unsigned(ws))
