@@ -1,3 +1,4 @@
+import {constants} from 'node:fs'
 import {appendFile} from 'node:fs/promises'
 import {
   ValidationError,
@@ -57,7 +58,10 @@ export async function validateCommand({argv: paths, flags}: ValidateInput, conte
   else context.output.outDocument(renderSubjects(subjects, format, renderOptions))
   const summaryFile = process.env.GITHUB_STEP_SUMMARY
   if (format === 'github' && summaryFile !== undefined && summaryFile !== '') {
-    await appendFile(summaryFile, renderStepSummary(subjects, renderOptions)).catch((error: unknown) => {
+    // Non-blocking: a FIFO nobody reads (or stops reading) fails at once (ENXIO, EAGAIN) instead of holding a
+    // thread of the pool for ever, which keeps the process from ending even on Ctrl-C or SIGTERM.
+    const flag = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK
+    await appendFile(summaryFile, renderStepSummary(subjects, renderOptions), {flag}).catch((error: unknown) => {
       context.output.note(`warning: could not append the summary to ${summaryFile}: ${error instanceof Error ? error.message : String(error)}`)
     })
   }

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
+import {execFileSync, spawn} from 'node:child_process'
 import {cp, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
-import {runCli, tempDir} from '../helpers/cli.js'
+import {cliPath, runCli, tempDir} from '../helpers/cli.js'
 import {repoRoot} from '../fixtures/corpus.js'
 import {joinZip, newRecord, splitZip} from '../helpers/zip-splice.js'
 import {assertValidSarif} from '../report/sarif-schema.js'
@@ -171,6 +172,32 @@ describe('svc-plugin validate in CI', () => {
       // Every punctuation character of a value is escaped for Markdown.
       assert.ok(written.includes('\n| com\\.example\\.weather\\-station 1\\.4 | invalid \\(development\\) | 7 | 1 |\n'), written)
       assert.ok(written.includes('\n| com\\.example\\.weather\\-station 1\\.4\\.2 | valid \\(development\\) | 0 | 0 |\n'), written)
+    })
+
+    it('a $GITHUB_STEP_SUMMARY that is a FIFO nobody reads is a warning, not a process that never ends', async (t) => {
+      const fifo = path.join(scratch.dir, 'summary.fifo')
+      try {
+        execFileSync('mkfifo', [fifo], {stdio: 'ignore'})
+      } catch {
+        return t.skip('no mkfifo here')
+      }
+      // SIGKILL: a process blocked opening the FIFO ignores the SIGTERM a timeout sends.
+      const result = await new Promise<{status: number | null; signal: NodeJS.Signals | null; stderr: string}>((resolve, reject) => {
+        const child = spawn(process.execPath, [cliPath, 'validate', 'plugins/example', '--format', 'github'], {
+          cwd: repo,
+          env: {...process.env, NO_COLOR: '1', GITHUB_STEP_SUMMARY: fifo},
+          stdio: ['ignore', 'ignore', 'pipe'],
+          timeout: 20_000,
+          killSignal: 'SIGKILL',
+        })
+        let stderr = ''
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+        child.on('error', reject)
+        child.on('close', (status, signal) => resolve({status, signal, stderr}))
+      })
+      assert.equal(result.signal, null, 'the process did not end by itself')
+      assert.equal(result.status, 0, result.stderr)
+      assert.match(result.stderr, /^warning: could not append the summary to /m)
     })
 
     it('--format given wins over GITHUB_ACTIONS', async () => {
