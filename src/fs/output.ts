@@ -31,6 +31,24 @@ export const maxNewFolders = 64
 /** The reason code of a path that would need more than {@link maxNewFolders} new folders. */
 const tooManyFolders = 'too-many-folders'
 
+/**
+ * The reason code of an output path that holds a device, a FIFO or a socket: never replaced (a rename
+ * would put a file where `/dev/null` was), never written through.
+ */
+const notAFile = 'not-a-file'
+
+/** The reason code of an output path that ends in a separator (`dist/`): it names a folder, not the file to write. */
+const namesAFolder = 'names-a-folder'
+
+/**
+ * The reason code of a file updated in place (read, then replaced) that is a symbolic link: replacing the link
+ * would leave the file it points to, which is what was read, as it was.
+ */
+const symbolicLink = 'symbolic-link'
+
+/** The reason code of a file whose way from the folder it is written in passes a symbolic link. */
+const linkOnTheWay = 'link-on-the-way'
+
 /** The system's reason a write failed, in words a user can act on. */
 function describeWriteFailure(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code
@@ -55,6 +73,16 @@ function describeWriteFailure(error: unknown): string {
       return 'the path is too long'
     case tooManyFolders:
       return `it would need more than ${maxNewFolders} new folders`
+    case notAFile:
+      return 'it is a device, a FIFO or a socket, not a file'
+    case namesAFolder:
+      return 'it ends in a separator, which names a folder; name the file itself'
+    case symbolicLink:
+      return 'it is a symbolic link, and the file it points to would stay as it was; name that file itself'
+    case linkOnTheWay:
+      return 'a folder on its way is a symbolic link, and an output is never written through one'
+    case 'EFBIG':
+      return 'the file is larger than the system allows (a file size limit)'
     default:
       return code ?? (error instanceof Error ? error.message : String(error))
   }
@@ -102,17 +130,58 @@ const keepExisting = 'it is never overwritten. Choose another output or remove i
  */
 export async function outputTaken(output: string, advice = keepExisting, cause?: unknown): Promise<OutputError> {
   if (await isFolder(output)) return new OutputError('write-failed', `${output} cannot be written: it is a folder.`, {cause, details: {path: output, reason: 'EISDIR'}})
+  if (await isSpecialFile(output)) return writeFailed(output, systemError(notAFile, output, 'not a regular file'))
   return new OutputError('output-exists', `${output} already exists; ${advice}.`, {cause, details: {path: output}})
 }
 
 /**
- * Refuses an output path that is a folder (`write-failed`), or that exists at all (a file, a link, even
+ * Refuses an output path that is a folder or a device, FIFO or socket (`write-failed`), or that exists at all (a file, a link, even
  * a dangling one) unless `replace` was asked for (`output-exists`, with `advice`).
  */
 export async function checkOutputFree(output: string, options: {replace?: boolean; advice?: string} = {}): Promise<void> {
+  assertNamesAFile(output)
   if (!(await lstat(output).then(() => true, () => false))) return
   const taken = await outputTaken(output, options.advice)
   if (taken.code === 'write-failed' || options.replace !== true) throw taken
+}
+
+/**
+ * Refuses (`write-failed`, naming `file`) a file to be written inside the folder `root` when a folder on its
+ * way below `root` is there but is not a real folder (a symbolic link, a file): what a command creates inside
+ * a folder stays inside it, never written through a link to somewhere else.
+ */
+export async function assertFoldersWithin(root: string, file: string): Promise<void> {
+  const top = path.resolve(root)
+  for (let dir = path.dirname(path.resolve(file)); dir.startsWith(`${top}${path.sep}`); dir = path.dirname(dir)) {
+    const stats = await lstat(dir).catch(() => null)
+    if (stats === null || stats.isDirectory()) continue
+    throw writeFailed(file, stats.isSymbolicLink() ? systemError(linkOnTheWay, dir, 'a symbolic link on the way') : systemError('ENOTDIR', dir, 'not a folder'))
+  }
+}
+
+/**
+ * The refusal (`write-failed`) of an output that is one of the command's own inputs (`what` says which, e.g.
+ * `a file of the plugin being packed`): writing it would destroy what the command reads.
+ */
+export function inputAsOutput(output: string, what: string): OutputError {
+  return new OutputError('write-failed', `${output} cannot be written: it is ${what}. Choose another output.`, {details: {path: output, reason: 'is-input'}})
+}
+
+/**
+ * Refuses (`write-failed`) an output path that ends in a separator: `out/` names a folder, and a command that
+ * writes one named file never writes a file called `out` for it. (pack, which puts its artifact in a folder
+ * it is given, resolves such a path first: see {@link resolveOutputFile}.)
+ */
+export function assertNamesAFile(output: string): void {
+  if (/[\\/]$/.test(output)) throw writeFailed(output, systemError(namesAFolder, output, 'the path ends in a separator'))
+}
+
+/** True when `target` itself (not a link's target) is a device, a FIFO or a socket. */
+async function isSpecialFile(target: string): Promise<boolean> {
+  return lstat(target).then(
+    (stats) => stats.isCharacterDevice() || stats.isBlockDevice() || stats.isFIFO() || stats.isSocket(),
+    () => false,
+  )
 }
 
 async function isFolder(target: string): Promise<boolean> {
@@ -294,6 +363,11 @@ export async function replaceFilePair(first: PairMember, second: PairMember): Pr
   const forget = temps.map((temp) => trackTemporaryFile(temp))
   let concerned = first.file
   try {
+    for (const member of [first, second]) {
+      concerned = member.file
+      await assertUpdatable(member.file)
+    }
+    concerned = first.file
     await writeNew(firstTemp, first.content, 0o644, true)
     concerned = second.file
     await writeNew(secondTemp, second.content, 0o644, true)
@@ -318,6 +392,19 @@ export async function replaceFilePair(first: PairMember, second: PairMember): Pr
   }
 }
 
+/**
+ * Refuses a file that is updated in place (read, then replaced by a rename) unless it is a regular file or
+ * not there: a symbolic link (replacing it would leave what was read as it was), a folder, a device, a FIFO
+ * or a socket.
+ */
+async function assertUpdatable(file: string): Promise<void> {
+  const stats = await lstat(file).catch(() => null)
+  if (stats === null || stats.isFile()) return
+  if (stats.isSymbolicLink()) throw systemError(symbolicLink, file, 'a symbolic link')
+  if (stats.isDirectory()) throw systemError('EISDIR', file, 'a folder')
+  throw systemError(notAFile, file, 'not a regular file')
+}
+
 async function linkIfPresent(file: string, backup: string): Promise<boolean> {
   try {
     await link(file, backup)
@@ -336,7 +423,10 @@ async function linkIfPresent(file: string, backup: string): Promise<boolean> {
  */
 export async function placeFile(temp: string, target: string, overwrite: boolean): Promise<void> {
   try {
-    if (overwrite) return await rename(temp, target)
+    if (overwrite) {
+      if (await isSpecialFile(target)) throw await outputTaken(target)
+      return await rename(temp, target)
+    }
     try {
       await link(temp, target)
     } catch (error) {
@@ -394,6 +484,7 @@ export class OutputScope {
    * cannot be written is refused before any input is read. Returns the topmost folder created, or null.
    */
   async prepare(output: string): Promise<string | null> {
+    assertNamesAFile(output)
     const created = await this.folderOf(output)
     const probe = temporarySibling(path.resolve(output))
     const forget = trackTemporaryFile(probe)
@@ -413,6 +504,7 @@ export class OutputScope {
    * replacing anything (`output-exists`; `write-failed` when a folder is there), flushed to disk.
    */
   async newFile(file: string, content: string | Uint8Array, mode = 0o644): Promise<void> {
+    assertNamesAFile(file)
     let created: boolean
     try {
       created = await createFileExclusive(file, content, {mode, onCreated: () => this.#add(file, 'file')})

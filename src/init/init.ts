@@ -1,7 +1,7 @@
 import {lstat} from 'node:fs/promises'
 import path from 'node:path'
 import {InitError} from './errors.js'
-import {outputTaken, withOutputs} from '../fs/output.js'
+import {assertFoldersWithin, outputTaken, withOutputs} from '../fs/output.js'
 import {ignoreFileName} from '../artifact/package-files.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
 import {plural} from '../quantities.js'
@@ -85,6 +85,7 @@ export function initDefaults(dir: string): InitDefaults {
  * (`invalid-argument`, naming the problem).
  */
 export async function initPlugin(dir: string, options: InitOptions = {}): Promise<InitResult> {
+  if (dir === '') throw new InitError('invalid-argument', 'The folder to initialise is an empty path; name it (`.` for the current folder).', {details: {directory: dir}})
   const directory = path.resolve(dir)
   const defaults = initDefaults(directory)
   const runtimes = options.runtimes ?? defaults.runtimes
@@ -114,6 +115,7 @@ export async function initPlugin(dir: string, options: InitOptions = {}): Promis
   ]
   for (const [file] of files) {
     if (await lstat(file).then(() => true, () => false)) throw await outputTaken(file, 'init never overwrites. Choose another folder or remove it first')
+    await assertFoldersWithin(directory, file)
   }
   const createdFolder = await withOutputs(async (outputs) => {
     const created = await outputs.folder(directory)

@@ -66,8 +66,8 @@ export async function merge(inputs: readonly string[], options: MergeOptions): P
   const {signal} = options
   throwIfCancelled(signal)
   const limits = resolveLimits(options.limits)
+  await checkOutputFree(options.output, {replace: options.force === true, advice: 'pass --force to replace it'})
   const output = path.resolve(options.output)
-  await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
   // The output's folder is made, and proven writable, before an input is read: an output that cannot be
   // written is refused at once, and a refusal at any later point removes what was made.

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import {lstat, open} from 'node:fs/promises'
 import {isArchiveError} from '../archive/errors.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {cancellable, throwIfCancelled} from '../cancellation.js'
@@ -8,7 +9,7 @@ import {judgeSourceTree, packedManifestRefusal, type JudgedSourceTree, type Sour
 import {unsignedManifestOf} from '../artifact/trailer.js'
 import {classifyInput, suggestion, wrongInput, type InputKind} from '../artifact/input-kind.js'
 import {InputFileError, readInputFile} from '../fs/input.js'
-import {checkOutputFree, resolveOutputFile, withOutputs} from '../fs/output.js'
+import {checkOutputFree, inputAsOutput, resolveOutputFile, withOutputs} from '../fs/output.js'
 import {maxManifestBytes} from '../model/manifest-size.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchiveBody, type ArchiveBody, type WriterEntry, type WrittenEntry} from '../archive/writer.js'
@@ -122,6 +123,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
   const {root, manifestFile, manifest, report: sourceReport} = await readPackSource(source)
   const fileName = `${manifest.id}-${manifest.version}.svcPlugin`
   const output = await resolveOutputFile(options.output ?? fileName, fileName, options.cwd)
+  await refuseSourceFileAsOutput(root, manifestFile, output)
   if (!options.dryRun) await checkOutputFree(output, {replace: options.force === true, advice: 'pass --force to replace it'})
 
   const collected = await planPackFiles({root, manifest}, {exclude: [output], limits, signal})
@@ -376,6 +378,31 @@ function isDebugBuild(root: string, files: readonly WrittenEntry[]): boolean {
 }
 
 /** The writer's refusals that are pack's own outcomes, as PackError; anything else unchanged. */
+/**
+ * Refuses an output that is a source file of the tree it packs (its manifest, or a file that is not an
+ * archive): even with `--force`, pack never writes over what it reads. An archive inside the tree, as an
+ * earlier pack to the same output left it, is replaced: pack leaves its own output out of the package.
+ */
+async function refuseSourceFileAsOutput(root: string, manifestFile: string, output: string): Promise<void> {
+  const inside = path.relative(root, output)
+  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return
+  if (path.resolve(output) === path.resolve(manifestFile) || !(await isArchiveOrAbsent(output))) throw inputAsOutput(output, 'a file of the plugin being packed')
+}
+
+/** True when nothing regular is at `file`, or a file that starts as a ZIP archive does (`PK\x03\x04`, or an empty archive's `PK\x05\x06`). */
+async function isArchiveOrAbsent(file: string): Promise<boolean> {
+  if (!(await lstat(file).then((stats) => stats.isFile(), () => false))) return true
+  const handle = await open(file, 'r').catch(() => null)
+  if (handle === null) return true
+  try {
+    const {buffer, bytesRead} = await handle.read(Buffer.alloc(4), 0, 4, 0)
+    const signature = buffer.subarray(0, bytesRead).toString('latin1')
+    return signature === 'PK\x03\x04' || signature === 'PK\x05\x06'
+  } finally {
+    await handle.close()
+  }
+}
+
 function packErrorOf(error: unknown): unknown {
   if (isArchiveError(error, 'source-changed')) {
     return new PackError('source-changed', `${error.message} Pack again once the build has finished writing.`, {cause: error, details: {...error.details, path: error.details.entry}})

@@ -1,7 +1,7 @@
 import type {ArchiveLimits} from '../archive/types.js'
 import {isSvcPluginError} from '../errors.js'
 import {withLock} from '../fs/lock.js'
-import {checkOutputFree, type OutputScope, withOutputs, writeFailed} from '../fs/output.js'
+import {assertNamesAFile, checkOutputFree, type OutputScope, withOutputs, writeFailed} from '../fs/output.js'
 import {publicKeyOf} from '../pki/ed25519.js'
 import {SigningError} from '../pki/errors.js'
 import {readPublicKeyFile} from '../pki/keys.js'
@@ -77,6 +77,7 @@ export interface RevokeInFileResult {
  * its issue time (`statement-mismatch` otherwise: the list changed meanwhile, or other options).
  */
 export async function revokeInFile(options: RevokeInFileOptions): Promise<RevokeInFileResult> {
+  assertListFiles(options)
   const target = await resolveRevocationTarget(options, {limits: options.limits})
   const key = await readKeySource(options, 'the root key')
   if (key === null) throw new SigningError('invalid-signer', 'Give the root key: its private key or file, a signer or a signing command, or a prepared statement with its signature.')
@@ -131,6 +132,8 @@ export interface PreparedRevocation {
  * `revokeInFile` with the same options and `key: {preparedFile, signatureFile}` completes it.
  */
 export async function prepareRevocationInFile(options: PrepareRevocationInFileOptions): Promise<PreparedRevocation> {
+  assertListFiles(options)
+  assertNamesAFile(options.output)
   const target = await resolveRevocationTarget(options, {limits: options.limits})
   const rootPublicKey = options.rootPublicKey ?? (options.rootPublicKeyFile === undefined ? null : await readPublicKeyFile(options.rootPublicKeyFile))
   const sigFile = options.sigFile ?? revocationSignatureFile(options.listFile)
@@ -182,6 +185,12 @@ async function nextListContent(
     throw new RevocationError('invalid-root-key-id', `${listFile} is the list of ${content.rootKeyId}, not of ${rootKeyId}.`, {details: {path: listFile}})
   }
   return {created: false, content}
+}
+
+/** Refuses a list or signature path that ends in a separator (`write-failed`): the list is a file, updated in place. */
+function assertListFiles(options: RevocationInFileOptions): void {
+  assertNamesAFile(options.listFile)
+  if (options.sigFile !== undefined) assertNamesAFile(options.sigFile)
 }
 
 /** `statement-mismatch` when a prepared list's sequence is not `sequence`, the one that follows the list as it is now. */

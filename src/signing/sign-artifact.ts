@@ -3,7 +3,7 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import {throwIfCancelled} from '../cancellation.js'
 import {temporarySibling} from '../fs/durable.js'
-import {checkOutputFree, placeFile, withOutputs, writeFailed, type OutputScope} from '../fs/output.js'
+import {OutputError, checkOutputFree, placeFile, withOutputs, writeFailed, type OutputScope} from '../fs/output.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {compareEntryNames} from '../archive/names.js'
 import type {ArchiveEntry, ArchiveLimits, EntryDigest, EntryLocation, StrictArchive} from '../archive/types.js'
@@ -146,11 +146,25 @@ async function withPlaceholderArchive<T>(
     const target = path.resolve(output)
     const temporary = temporarySibling(target)
     outputs.adopt(temporary)
-    const plan = await writePlaceholderArchive({...credentials, artifact: options.artifact, now: options.now}, temporary, {limits, signal})
-    const {sha256: containerDigest, location} = await containerDigestOf(temporary, {limits, signal})
-    throwIfCancelled(signal)
-    return use({outputs, target, temporary, plan, containerDigest, location, limits})
+    try {
+      const plan = await writePlaceholderArchive({...credentials, artifact: options.artifact, now: options.now}, temporary, {limits, signal})
+      const {sha256: containerDigest, location} = await containerDigestOf(temporary, {limits, signal})
+      throwIfCancelled(signal)
+      return await use({outputs, target, temporary, plan, containerDigest, location, limits})
+    } catch (error) {
+      throw namingOutput(error, temporary, output)
+    }
   })
+}
+
+/**
+ * A failure to write the temporary beside the output (a full disk, a file size limit) as the user can act
+ * on it: `write-failed` naming the output they gave, never the temporary they did not.
+ */
+function namingOutput(error: unknown, temporary: string, output: string): unknown {
+  if (!(error instanceof OutputError) || error.code !== 'write-failed') return error
+  const failed = (error.details as {path?: unknown} | undefined)?.path
+  return failed === temporary ? writeFailed(output, error.cause) : error
 }
 
 /**

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {mkdir, readdir, writeFile} from 'node:fs/promises'
+import {mkdir, readFile, readdir, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
-import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
+import {cliPath, runCli, runCliJson, tempDir} from '../helpers/cli.js'
 import {makeWorkspace, type Workspace} from '../helpers/workspace.js'
 import {packRids} from '../merge/fixtures.js'
 import {copyExample, exampleId, exampleVersion, writeTree} from '../pack/support.js'
@@ -178,6 +179,71 @@ describe('every command that writes: an output that cannot be written is write-f
     const sign = await runCli(['sign', 'missing.svcPlugin', '--private-key', pki.privateKey, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--output', 'blocker/s.svcPlugin'], {cwd})
     assert.equal(sign.status, 5, sign.stderr)
     assert.match(sign.stderr, /^error write-failed: blocker\/s\.svcPlugin cannot be written: a file stands where a folder is needed on its path\.$/m)
+  })
+
+  it('sign: a write that fails part way (a file size limit) names the output, never the temporary beside it', async (t) => {
+    // ulimit -f: each write past 2 KiB fails with EFBIG (Node ignores SIGXFSZ); the signed artifact is larger.
+    const output = 'limited.svcPlugin'
+    const args = ['sign', pki.artifact, '--private-key', pki.privateKey, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--output', output]
+    const result = spawnSync('/bin/sh', ['-c', 'ulimit -f 4 && exec "$@"', 'sh', process.execPath, cliPath, ...args], {cwd, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, timeout: 60_000})
+    if (result.status === 0) return t.skip('no file size limit here')
+    assert.equal(result.status, 5, result.stderr)
+    assert.match(result.stderr, /^error write-failed: limited\.svcPlugin cannot be written: /m)
+    assert.doesNotMatch(result.stderr, /\.tmp/)
+    assert.equal(existsSync(path.join(cwd, output)), false)
+  })
+
+  // What writes one named file refuses a path ending in a separator (`newo/`); pack, keygen, cert root, cert
+  // issue --output and init write into a folder they are given, and create it.
+  const fileWriters: [string, (output: string) => string[]][] = [
+    ['sign --output', (output) => ['sign', pki.artifact, '--private-key', pki.privateKey, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--output', output]],
+    ['sign --prepare', (output) => ['sign', pki.artifact, '--certificate', pki.certificate, '--certificate-signature', pki.certificateSignature, '--prepare', output]],
+    ['merge --output', (output) => ['merge', win, linux, '--output', output]],
+    ['cert revoke --list', (output) => ['cert', 'revoke', '--list', output, '--root-key', path.join(pki.pki, 'root.key'), '--root-key-id', pki.rootKeyId, '--public-key', pki.publicKey, '--reason', 'key-compromise']],
+  ]
+  for (const [command, args] of fileWriters) {
+    for (const existing of [false, true]) {
+      it(`${command}: a path ending in a separator${existing ? ' (a folder that exists)' : ''} names a folder: write-failed, exit 5, nothing written`, async () => {
+        const output = `slash-${counter++}/`
+        if (existing) await mkdir(path.join(cwd, output))
+        const before = await snapshotNames(cwd)
+        const result = await runCli(args(output), {cwd})
+        assert.equal(result.status, 5, result.stderr)
+        assert.match(result.stderr, new RegExp(`^error write-failed: ${escape(output)} cannot be written: it ends in a separator, which names a folder; name the file itself\\.$`, 'm'))
+        assert.deepEqual(await snapshotNames(cwd), before)
+      })
+    }
+  }
+
+  it('pack never writes over a file of the plugin it packs, even with --force: write-failed, exit 5, the file as it was', async () => {
+    for (const target of ['plugin/manifest.json', 'plugin/README.md']) {
+      const before = await readFile(path.join(cwd, target))
+      const result = await runCli(['pack', 'plugin', '--force', '--output', target], {cwd})
+      assert.equal(result.status, 5, result.stderr)
+      assert.match(result.stderr, new RegExp(`^error write-failed: ${escape(path.join(cwd, target))} cannot be written: it is a file of the plugin being packed\\. Choose another output\\.$`, 'm'))
+      assert.deepEqual(await readFile(path.join(cwd, target)), before)
+    }
+    // An artifact beside the sources is no source file: pack leaves every *.svcPlugin out.
+    const beside = await runCli(['pack', 'plugin', '--output', 'plugin/x.svcPlugin', '--quiet'], {cwd})
+    assert.equal(beside.status, 0, beside.stderr)
+    assert.equal((await runCli(['pack', 'plugin', '--force', '--output', 'plugin/x.svcPlugin', '--quiet'], {cwd})).status, 0)
+    await rm(path.join(cwd, 'plugin', 'x.svcPlugin'))
+  })
+
+  it('init: an empty folder path is a usage error; a link inside the folder is never written through', async () => {
+    const empty = await runCli(['init', ''], {cwd})
+    assert.equal(empty.status, 2, empty.stderr)
+    assert.match(empty.stderr, /^error invalid-argument: The folder to initialise is an empty path/m)
+    const elsewhere = path.join(cwd, `elsewhere-${counter++}`)
+    const folder = path.join(cwd, `linked-${counter++}`)
+    await mkdir(elsewhere)
+    await mkdir(folder)
+    await symlink(elsewhere, path.join(folder, 'runtimes'))
+    const linked = await runCli(['init', '--yes', folder], {cwd})
+    assert.equal(linked.status, 5, linked.stderr)
+    assert.match(linked.stderr, /^error write-failed: \S+ cannot be written: a folder on its way is a symbolic link, and an output is never written through one\.$/m)
+    assert.deepEqual(await readdir(elsewhere), [])
+    assert.deepEqual(await readdir(folder), ['runtimes'])
   })
 
   for (const [command, make] of commands) {

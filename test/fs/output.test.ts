@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {lstat, mkdir, readFile, readdir, stat, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
@@ -7,6 +8,9 @@ import {setMutationHook} from '../../src/fs/mutations.js'
 import {
   OutputError,
   OutputScope,
+  assertFoldersWithin,
+  assertNamesAFile,
+  checkOutputFree,
   createFileExclusive,
   createFolders,
   maxNewFolders,
@@ -282,3 +286,123 @@ describe('outputs with the longest names a file system takes', () => {
     assert.ok(!isTemporarySiblingOf(path.basename(temporarySibling('/x/current.json')), 'trust.json'))
   })
 })
+
+describe('an output path that holds a device, a FIFO or a socket', () => {
+  /** Makes a FIFO (and, as root, a character device like /dev/full) at `file`; false when the system cannot. */
+  function special(file: string, kind: 'fifo' | 'device'): boolean {
+    try {
+      execFileSync(kind === 'fifo' ? 'mkfifo' : 'mknod', kind === 'fifo' ? [file] : [file, 'c', '1', '7'], {stdio: 'ignore'})
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  for (const kind of ['fifo', 'device'] as const) {
+    for (const replace of [false, true]) {
+      it(`is refused as write-failed and left as it is (${kind}${replace ? ', replacing' : ''})`, async (t) => {
+        const root = await fresh()
+        const target = path.join(root, 'out')
+        if (!special(target, kind)) return t.skip(`cannot make a ${kind} here`)
+        assertWriteFailed(await checkOutputFree(target, {replace}).then(() => null, (caught: unknown) => caught), target, 'not-a-file')
+        await writeFile(path.join(root, 'temp'), 'archive')
+        assertWriteFailed(await placeFile(path.join(root, 'temp'), target, replace).then(() => null, (caught: unknown) => caught), target, 'not-a-file')
+        const stats = await lstat(target)
+        assert.ok(kind === 'fifo' ? stats.isFIFO() : stats.isCharacterDevice(), 'the occupant was replaced')
+      })
+    }
+  }
+})
+
+describe('a path that ends in a separator names a folder, never the file to write', () => {
+  for (const output of ['out/', `out${path.sep}`, 'a/b/']) {
+    it(`${JSON.stringify(output)} is refused by every way a named file comes to exist, and nothing is made`, async () => {
+      const root = await fresh()
+      const named = path.join(root, output)
+      assertWriteFailed(catchSync(() => assertNamesAFile(named)), named, 'names-a-folder')
+      assertWriteFailed(await checkOutputFree(named, {replace: true}).then(() => null, (caught: unknown) => caught), named, 'names-a-folder')
+      assertWriteFailed(await withOutputs((outputs) => outputs.prepare(named)).then(() => null, (caught: unknown) => caught), named, 'names-a-folder')
+      assertWriteFailed(await withOutputs((outputs) => outputs.newFile(named, 'x')).then(() => null, (caught: unknown) => caught), named, 'names-a-folder')
+      assert.deepEqual(await readdir(root), [])
+    })
+  }
+
+  it('a path without one is taken as the file', () => {
+    for (const output of ['out', 'a/b', '/x/out.svcPlugin']) assert.equal(assertNamesAFile(output), undefined)
+  })
+})
+
+describe('a pair updated in place (a list and its signature) is replaced only where each is a regular file or missing', () => {
+  for (const member of ['first', 'second'] as const) {
+    for (const occupant of ['symbolic-link', 'folder', 'fifo'] as const) {
+      it(`${member} is a ${occupant}: write-failed naming it, both paths and what a link points to as they were`, async (t) => {
+        const root = await fresh()
+        const first = path.join(root, 'list.json')
+        const second = path.join(root, 'list.sig')
+        const real = path.join(root, 'real')
+        await writeFile(real, 'the real list')
+        await writeFile(member === 'first' ? second : first, 'old')
+        const occupied = member === 'first' ? first : second
+        if (occupant === 'symbolic-link') await symlink(real, occupied)
+        else if (occupant === 'folder') await mkdir(occupied)
+        else if (!mkfifo(occupied)) return t.skip('no mkfifo here')
+        const before = await shapes(root)
+        const error = await replaceFilePair({file: first, content: 'new list'}, {file: second, content: 'new sig'}).then(() => null, (caught: unknown) => caught)
+        assertWriteFailed(error, occupied, {['symbolic-link']: 'symbolic-link', folder: 'EISDIR', fifo: 'not-a-file'}[occupant])
+        assert.deepEqual(await shapes(root), before)
+        assert.equal(await readFile(real, 'utf8'), 'the real list')
+      })
+    }
+  }
+})
+
+describe('files created inside a folder stay inside it', () => {
+  it('a symbolic link or a file on the way below the folder is refused, naming the file; real folders and missing ones pass', async () => {
+    const root = await fresh()
+    const elsewhere = await fresh()
+    await mkdir(path.join(root, 'real', 'deeper'), {recursive: true})
+    await symlink(elsewhere, path.join(root, 'runtimes'))
+    await writeFile(path.join(root, 'blocker'), 'a file')
+    assert.equal(await assertFoldersWithin(root, path.join(root, 'real', 'deeper', 'f')), undefined)
+    assert.equal(await assertFoldersWithin(root, path.join(root, 'missing', 'also', 'f')), undefined)
+    assert.equal(await assertFoldersWithin(root, path.join(root, 'f')), undefined)
+    const throughLink = path.join(root, 'runtimes', 'linux-x64', 'f')
+    assertWriteFailed(await assertFoldersWithin(root, throughLink).then(() => null, (caught: unknown) => caught), throughLink, 'link-on-the-way')
+    const throughFile = path.join(root, 'blocker', 'f')
+    assertWriteFailed(await assertFoldersWithin(root, throughFile).then(() => null, (caught: unknown) => caught), throughFile, 'ENOTDIR')
+    // The folder itself may be a link: what is inside it is checked, not the way to it.
+    const linkedRoot = path.join(elsewhere, 'to-root')
+    await symlink(root, linkedRoot)
+    assert.equal(await assertFoldersWithin(linkedRoot, path.join(linkedRoot, 'real', 'f')), undefined)
+    assert.deepEqual(await readdir(elsewhere), ['to-root'])
+  })
+})
+
+/** Every name under `root` with what it is, and a regular file's content (a FIFO is never opened). */
+async function shapes(root: string): Promise<string[]> {
+  const lines: string[] = []
+  for (const name of (await readdir(root, {recursive: true})).map(String).sort()) {
+    const stats = await lstat(path.join(root, name))
+    lines.push(stats.isFile() ? `file ${name} ${await readFile(path.join(root, name), 'utf8')}` : `${stats.isSymbolicLink() ? 'link' : stats.isDirectory() ? 'folder' : 'other'} ${name}`)
+  }
+  return lines
+}
+
+function catchSync(run: () => unknown): unknown {
+  try {
+    run()
+    return null
+  } catch (error) {
+    return error
+  }
+}
+
+/** Makes a FIFO at `file`; false when the system cannot. */
+function mkfifo(file: string): boolean {
+  try {
+    execFileSync('mkfifo', [file], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+}
