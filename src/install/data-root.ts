@@ -91,6 +91,17 @@ export async function ensureRealDirectory(dataRoot: string, segments: readonly s
   return (await realDirectory(dataRoot, segments, {create: true})) as string
 }
 
+/**
+ * Throws `unsafe-data-root` when something stands at `target` that is not a real directory (a symbolic link,
+ * a FIFO, a device; a regular file too, unless `fileAllowed`): for a name inside a level, where only the
+ * installer puts directories (a version directory, the plugin's lock).
+ */
+export async function assertDirectoryOrAbsent(target: string, options: {fileAllowed?: boolean} = {}): Promise<void> {
+  const info = await lstatOrNull(target)
+  if (info === null || info.isDirectory() || (options.fileAllowed === true && info.isFile())) return
+  throw unsafeDataRoot(target, info)
+}
+
 /** The `unsafe-data-root` refusal for `target`, which is not a real directory. */
 function unsafeDataRoot(target: string, info: Stats): InstallError {
   const found = kindOf(info)

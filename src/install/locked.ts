@@ -3,7 +3,7 @@ import path from 'node:path'
 import {isTemporarySiblingOf} from '../fs/durable.js'
 import {LockError, acquireLock, isProcessAlive} from '../fs/lock.js'
 import {unlink} from '../fs/mutations.js'
-import {ensureRealDirectory, lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
+import {assertDirectoryOrAbsent, ensureRealDirectory, lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
 import {InstallError} from './errors.js'
 import {readTransaction} from './journal.js'
 import {levels, pluginPaths} from './layout.js'
@@ -30,6 +30,9 @@ export async function withPluginLock<T>(dataRoot: string, id: string, options: L
   const paths = pluginPaths(dataRoot, id)
   const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(id))
   await ensureDirectory()
+  // A link, a FIFO or a device where the lock goes is never anybody's lock: waiting for it to be given up
+  // would wait for the whole timeout. (A file there is the lock of an earlier version of this library.)
+  await assertDirectoryOrAbsent(paths.lock, {fileAllowed: true})
   const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal}).catch(async (error: unknown) => {
     // A wait given up (cancelled, or timed out) leaves no plugin directory that holds nothing.
     await removeDirectoryIfEmpty(dataRoot, levels.plugin(id))

@@ -1,6 +1,6 @@
 import {readdir} from 'node:fs/promises'
 import {readCurrent, type CurrentVersion} from './current.js'
-import {realDirectory} from './data-root.js'
+import {assertDirectoryOrAbsent, realDirectory} from './data-root.js'
 import {InstallError, asInstallError} from './errors.js'
 import {readTransaction} from './journal.js'
 import {assertPluginId, assertVersion, levels, pluginPaths, versionOfDirectory, versionPath} from './layout.js'
@@ -28,17 +28,24 @@ export interface InstalledVersions {
  * directories goes through this one function. For each version: the directory `current.json` names when
  * it is the active one (or `<version>`, when the layout step has just moved it there, see `activeOf`);
  * else the directory a pending install journal promotes it into, once that exists; else `<version>`, or
- * the `<version>_<n>` with the lowest `n`. Only real directories whose name is a
- * version directory name count. Throws `unsafe-data-root` when `plugins/<id>` or `versions` is not a real
- * directory.
+ * the `<version>_<n>` with the lowest `n`. Only names of version directories count. Throws `unsafe-data-root`
+ * when `plugins/<id>` or `versions` is not a real directory, or when something named like a version
+ * directory is not one (a symbolic link, a file).
  */
 export async function readInstalledVersions(dataRoot: string, id: string): Promise<InstalledVersions> {
   const versionsDir = await realDirectory(dataRoot, levels.versions(id))
   const entries = versionsDir === null ? [] : await readdir(versionsDir, {withFileTypes: true})
   const byVersion = new Map<string, string[]>()
   for (const entry of entries) {
-    const version = entry.isDirectory() ? versionOfDirectory(entry.name) : null
-    if (version !== null) byVersion.set(version, [...(byVersion.get(version) ?? []), entry.name])
+    const version = versionOfDirectory(entry.name)
+    if (version === null) continue
+    // A link (or anything else) named like a version directory would be taken for the version by whoever
+    // joins `versions/<version>` itself: refused, as a link at any level is.
+    if (!entry.isDirectory()) {
+      await assertDirectoryOrAbsent(versionPath(dataRoot, id, entry.name))
+      continue
+    }
+    byVersion.set(version, [...(byVersion.get(version) ?? []), entry.name])
   }
   const active = activeOf(await readCurrent(pluginPaths(dataRoot, id).current), byVersion)
   const pending = await readTransaction(dataRoot, id)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {constants} from 'node:fs'
-import {mkdir, open, rm, truncate, writeFile} from 'node:fs/promises'
+import {mkdir, mkdtemp, open, rename, rm, symlink, truncate, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
@@ -14,6 +14,11 @@ import {uninstall} from '../../src/install/uninstall.js'
 import {currentOf, inWorkspace, installError, type Workspace} from './helpers/workspace.js'
 
 const id = 'com.example.alpha'
+
+/** A new folder beside the data root (outside it). */
+function mkdtempIn(ws: Workspace): Promise<string> {
+  return mkdtemp(path.join(path.dirname(ws.dataRoot), 'elsewhere-'))
+}
 
 function unsigned(ws: Workspace): InstallOptions {
   return {dataRoot: ws.dataRoot, hostRid: 'linux-x64', allowUnsigned: true}
@@ -103,6 +108,44 @@ describe('state files of a data root that are not regular files', () => {
       } finally {
         clearInterval(writer)
       }
+    })
+  })
+
+  // Were the lock waited for, the operation would end in lock-timeout after the 10 minutes it is given.
+  for (const [occupant, make, found] of [
+    ['a symbolic link to a folder', async (lock: string, ws: Workspace) => symlink(await mkdtempIn(ws), lock), 'symbolic-link'],
+    ['a FIFO', async (lock: string) => void execFileSync('mkfifo', [lock]), 'other'],
+  ] as const) {
+    it(`refuses ${occupant} where the plugin's lock goes with unsafe-data-root, at once`, {timeout: 10_000}, async () => {
+      await inWorkspace(async (ws) => {
+        await install(await ws.artifact('v1', {version: '1.0.0'}), unsigned(ws))
+        const lock = path.join(ws.plugin(id), '.lock')
+        await make(lock, ws)
+        for (const operation of Object.values(operations)) {
+          await assert.rejects(operation(ws), installError('unsafe-data-root', {path: lock, found}))
+        }
+      })
+    })
+  }
+
+  it('refuses a link named like a version directory with unsafe-data-root: nobody joining versions/<version> reaches elsewhere', async () => {
+    await inWorkspace(async (ws) => {
+      const artifact = await ws.artifact('v1', {version: '1.0.0'})
+      await install(artifact, unsigned(ws))
+      const versions = path.join(ws.plugin(id), 'versions')
+      const elsewhere = await mkdtempIn(ws)
+      await rename(path.join(versions, '1.0.0'), path.join(elsewhere, 'tree'))
+      await symlink(path.join(elsewhere, 'tree'), path.join(versions, '1.0.0'))
+      const link = path.join(versions, '1.0.0')
+      await assert.rejects(activate(ws.dataRoot, id, '1.0.0'), installError('unsafe-data-root', {path: link, found: 'symbolic-link'}))
+      await assert.rejects(install(artifact, {...unsigned(ws), force: true}), installError('unsafe-data-root', {path: link, found: 'symbolic-link'}))
+      await assert.rejects(uninstall(ws.dataRoot, id), installError('unsafe-data-root', {path: link, found: 'symbolic-link'}))
+      assert.deepEqual(await listInstalled(ws.dataRoot), [])
+      // A file that is no version directory's name is no version, and in nobody's way.
+      await rm(link)
+      await rename(path.join(elsewhere, 'tree'), link)
+      await writeFile(path.join(versions, 'notes.txt'), 'not a version')
+      await activate(ws.dataRoot, id, '1.0.0')
     })
   })
 
