@@ -1,6 +1,7 @@
 import {asksForMore, describeChanges, formatMiB, install, isSvcPluginError, readRevocationList, readTrustStore, type InstallWarning} from '#cli'
 import {commandSignal} from '../command-process.js'
 import {ExitCode} from '../exit-codes.js'
+import {sayWhileWaiting} from '../lock-wait.js'
 import {AdvisedRefusal} from '../failure.js'
 import {environmentVariables} from '../environment-variables.js'
 import {warningProblem} from '../json-result.js'
@@ -44,6 +45,7 @@ export async function installCommand({args: {artifact}, flags}: InstallInput, {o
     activate,
     retain,
     signal: commandSignal(),
+    onLockWait: sayWhileWaiting(output),
     onProgress: ({step, bytesDone, bytesTotal}) => {
       if (step === 'extracting' && bytesTotal >= progressThresholdBytes) bar.update(bytesDone, bytesTotal, formatMiB(bytesDone))
     },

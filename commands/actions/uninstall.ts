@@ -1,5 +1,6 @@
 import {uninstall} from '#cli'
 import {ExitCode} from '../exit-codes.js'
+import {sayWhileWaiting} from '../lock-wait.js'
 import type {ActionContext} from './action.js'
 import type {CommandInput} from '../base.js'
 import type Uninstall from '../uninstall.js'
@@ -10,7 +11,7 @@ export type UninstallInput = CommandInput<typeof Uninstall>
 /** `svc-plugin uninstall`: removes every version of a plugin (and with --purge its data and trust record). */
 export async function uninstallCommand({args: {id}, flags}: UninstallInput, {output}: ActionContext): Promise<ExitCode> {
   const {force, purge, json} = flags
-  const result = await uninstall(flags['data-root'], id, {force, purge})
+  const result = await uninstall(flags['data-root'], id, {force, purge, onLockWait: sayWhileWaiting(output)})
   if (json) {
     output.outJson(result)
     return ExitCode.success

@@ -64,7 +64,21 @@ export interface AcquireOptions {
   ensureDirectory?: () => Promise<unknown>
   /** Cancels the wait: each poll checks it, and a wait between polls ends at once (the `AbortError` of `src/cancellation.ts`). */
   signal?: AbortSignal | undefined
+  /**
+   * Called once when the lock has been held by someone else for {@link lockWaitNoticeMs}: the holder's pid and
+   * host (null when its marker cannot be read), so that a caller can say what it waits for.
+   */
+  onWait?: (holder: LockHolder | null) => void
 }
+
+/** Who holds a lock, as its marker says. */
+export interface LockHolder {
+  pid: number
+  host: string
+}
+
+/** How long a wait for a lock lasts before {@link AcquireOptions.onWait} is called. */
+export const lockWaitNoticeMs = 1000
 
 /**
  * Takes the lock at `file` (one operation per plugin id at a time; different ids in parallel). A lock is a
@@ -88,6 +102,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
   const attempt = new LockAttempt(file, owner, options.ensureDirectory ?? (() => mkdir(path.dirname(file), {recursive: true})))
   let delay = 1
   let unreadablePolls = 0
+  let noticed = false
   try {
     for (;;) {
       throwIfCancelled(options.signal)
@@ -104,7 +119,13 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
         await breakStale(file, seen)
         continue
       }
-      if (Number(process.hrtime.bigint() - started) / 1e6 >= timeoutMs) {
+      const waited = Number(process.hrtime.bigint() - started) / 1e6
+      if (!noticed && waited >= lockWaitNoticeMs) {
+        noticed = true
+        const holder = owners.find((candidate) => candidate !== null) ?? null
+        options.onWait?.(holder === null ? null : {pid: holder.pid, host: holder.host})
+      }
+      if (waited >= timeoutMs) {
         throw new LockError('lock-timeout', `Another operation holds ${file}; gave up after ${Math.round(timeoutMs / 1000)} s.`, {
           details: {lock: file, holder: owners.find((holder) => holder !== null) ?? null},
         })

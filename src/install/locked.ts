@@ -1,7 +1,7 @@
 import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {isTemporarySiblingOf} from '../fs/durable.js'
-import {LockError, acquireLock, isProcessAlive} from '../fs/lock.js'
+import {LockError, acquireLock, isProcessAlive, type LockHolder} from '../fs/lock.js'
 import {unlink} from '../fs/mutations.js'
 import {assertDirectoryOrAbsent, ensureRealDirectory, lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
 import {InstallError} from './errors.js'
@@ -16,6 +16,11 @@ import {readInstalledVersions} from './version-directories.js'
 export interface LockOptions {
   /** How long to wait for another operation on the same plugin, in milliseconds (default 10 minutes). */
   lockTimeoutMs?: number
+  /**
+   * Called once when another operation on the plugin has held it for a second: the plugin, and the holder's
+   * pid and host (null when they cannot be read), so that a caller can say what it waits for.
+   */
+  onLockWait?: (wait: {id: string; holder: LockHolder | null}) => void
 }
 
 /**
@@ -33,7 +38,7 @@ export async function withPluginLock<T>(dataRoot: string, id: string, options: L
   // A link, a FIFO or a device where the lock goes is never anybody's lock: waiting for it to be given up
   // would wait for the whole timeout. (A file there is the lock of an earlier version of this library.)
   await assertDirectoryOrAbsent(paths.lock, {fileAllowed: true})
-  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal}).catch(async (error: unknown) => {
+  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal, onWait: (holder) => options.onLockWait?.({id, holder})}).catch(async (error: unknown) => {
     // A wait given up (cancelled, or timed out) leaves no plugin directory that holds nothing.
     await removeDirectoryIfEmpty(dataRoot, levels.plugin(id))
     throw error

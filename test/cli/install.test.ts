@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import {existsSync} from 'node:fs'
 import {mkdir, readFile, readdir, writeFile} from 'node:fs/promises'
+import {hostname} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 
+import {acquireLock} from '../../src/fs/lock.js'
 import {runCli, runCliJson, tempDir} from '../helpers/cli.js'
 import {createSigner, sha256Of, snapshotTree, writeArtifact, type TestSigner} from '../install/helpers/artifacts.js'
 
@@ -293,5 +295,27 @@ describe('svc-plugin verify --installed', () => {
     assert.equal((await runCli(['verify', '--trust', trustFile])).status, 2)
     assert.equal((await runCli(['verify', '--installed', 'com.example.beta', '--trust', trustFile])).status, 2)
     assert.equal((await runCli(['verify', signedV1, '--version', '1.0.0', '--trust', trustFile])).status, 2)
+  })
+})
+
+describe('install, activate and uninstall while another operation holds the plugin', () => {
+  it('say once, after a second, what they wait for (the holder\'s process and host), then go on when it is given up', async () => {
+    const root = dataRoot()
+    await must(['install', unsignedV1, ...base(root), '--allow-unsigned'])
+    const id = 'com.example.alpha'
+    for (const args of [['activate', id, '1.0.0', '--data-root', root], ['install', unsignedV2, ...base(root), '--allow-unsigned'], ['uninstall', id, '--data-root', root]]) {
+      // Held by this process, which runs: never stale. Given up after 1.5 s, past the notice.
+      const lock = await acquireLock(path.join(root, 'plugins', id, '.lock'))
+      const release = setTimeout(() => void lock.release(), 1500)
+      try {
+        const result = await runCli(args)
+        assert.equal(result.status, 0, result.stderr)
+        const notices = result.stderr.split('\n').filter((line) => line.startsWith('Waiting'))
+        assert.deepEqual(notices, [`Waiting for another operation on ${id} to finish (process ${process.pid} on ${hostname()}); Ctrl-C stops waiting.`], args[0])
+      } finally {
+        clearTimeout(release)
+        await lock.release()
+      }
+    }
   })
 })
