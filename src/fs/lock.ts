@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto'
+import {readFileSync} from 'node:fs'
 import {lstat, readdir} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import path from 'node:path'
@@ -32,6 +33,13 @@ interface LockOwner {
   pid: number
   host: string
   token: string
+  /**
+   * Where the system says (Linux): the boot the owner ran in, and when its process started (in clock ticks
+   * since that boot), so that its pid taken by another process later (after a reboot, or in the same boot)
+   * is not taken for the owner.
+   */
+  boot?: string
+  started?: string
 }
 
 /** One marker seen in a lock: its exact name, and its owner when it could be read as one. */
@@ -98,7 +106,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
   // stretch it, and an operation judged at a caller's reference time reads no wall clock at all). The
   // process's own, not `performance`, whose first use loads Node's performance hooks.
   const started = process.hrtime.bigint()
-  const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex')}
+  const owner: LockOwner = {pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex'), ...processIdentity(process.pid)}
   const attempt = new LockAttempt(file, owner, options.ensureDirectory ?? (() => mkdir(path.dirname(file), {recursive: true})))
   let delay = 1
   let unreadablePolls = 0
@@ -338,18 +346,47 @@ function parseOwner(text: string): LockOwner | null {
   try {
     const value: unknown = JSON.parse(text)
     if (typeof value !== 'object' || value === null) return null
-    const {pid, host, token} = value as Record<string, unknown>
+    const {pid, host, token, boot, started} = value as Record<string, unknown>
     if (!Number.isSafeInteger(pid) || (pid as number) <= 0 || typeof host !== 'string' || typeof token !== 'string') return null
-    return {pid: pid as number, host, token}
+    return {pid: pid as number, host, token, ...(typeof boot === 'string' ? {boot} : {}), ...(typeof started === 'string' ? {started} : {})}
   } catch {
     return null
   }
 }
 
-/** True when the owner ran on this host and its process is gone. */
+/**
+ * True when the owner ran on this host and its process is gone: it ran in an earlier boot, its pid runs no
+ * process, or the process that has its pid now started at another time than the owner did.
+ */
 function isAbandoned(owner: LockOwner): boolean {
   if (owner.host !== hostname()) return false
-  return !isProcessAlive(owner.pid)
+  const now = processIdentity(owner.pid)
+  if (owner.boot !== undefined && now.boot !== undefined && owner.boot !== now.boot) return true
+  if (!isProcessAlive(owner.pid)) return true
+  return owner.started !== undefined && now.started !== undefined && owner.started !== now.started
+}
+
+/**
+ * The boot of this system and the start of process `pid` in it, where the system says (Linux's
+ * `/proc/sys/kernel/random/boot_id` and field 22 of `/proc/<pid>/stat`); empty elsewhere, or for a pid that
+ * runs no process.
+ */
+function processIdentity(pid: number): {boot?: string; started?: string} {
+  if (process.platform !== 'linux') return {}
+  const boot = readSystemFile('/proc/sys/kernel/random/boot_id')?.trim()
+  const stat = readSystemFile(`/proc/${pid}/stat`)
+  // The command name, in parentheses, may hold spaces and parentheses: the fields after it are counted from its end.
+  const started = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  return {...(boot ? {boot} : {}), ...(started !== undefined && /^\d+$/.test(started) ? {started} : {})}
+}
+
+/** A small file of the system's (procfs), or null when it cannot be read. */
+function readSystemFile(file: string): string | null {
+  try {
+    return readFileSync(file, 'latin1')
+  } catch {
+    return null
+  }
 }
 
 /** True when a process with this pid exists (signal 0 checks without signalling; EPERM means it exists). */

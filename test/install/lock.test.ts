@@ -103,6 +103,36 @@ describe('the per-plugin lock', () => {
     }
   })
 
+  // Linux says which boot a process ran in and when it started: a pid that runs again is not the owner.
+  const linux = process.platform === 'linux'
+  for (const [name, change, stale] of [
+    ['a live owner, as its marker says it (its boot and its start)', {}, false],
+    ['a marker of an earlier version of this library (no boot, no start) naming a live pid', {boot: undefined, started: undefined}, false],
+    ['its pid running a process that started later than the owner', {started: '1'}, true],
+    ['an owner of an earlier boot of this host, whose pid runs again', {boot: '00000000-0000-0000-0000-000000000000'}, true],
+  ] as const) {
+    it(`judges a lock of ${name} ${stale ? 'stale, taking it at once' : 'held'}`, {skip: !linux && stale}, async () => {
+      const {dir, cleanup} = await tempDir()
+      try {
+        const file = path.join(dir, '.lock')
+        const held = await acquireLock(file)
+        const [marker] = await readdir(file)
+        const owner = JSON.parse(await readFile(path.join(file, marker as string), 'utf8')) as Record<string, unknown>
+        if (linux) assert.match(`${owner['boot']} ${owner['started']}`, /^[0-9a-f-]{36} \d+$/)
+        await writeFile(path.join(file, marker as string), JSON.stringify({...owner, ...change}))
+        if (stale) {
+          const taken = await acquireLock(file, {timeoutMs: 0})
+          await taken.release()
+        } else {
+          await assert.rejects(acquireLock(file, {timeoutMs: 0}), (error: unknown) => error instanceof LockError && error.code === 'lock-timeout')
+          await held.release()
+        }
+      } finally {
+        await cleanup()
+      }
+    })
+  }
+
   it('never judges a lock of another host stale', async () => {
     const {dir, cleanup} = await tempDir()
     try {
