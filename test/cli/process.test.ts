@@ -47,21 +47,34 @@ function spawnScript(script: string, args: readonly string[], options: SpawnOpti
 }
 
 describe('what the binary loads', () => {
-  it('loads oclif, the bundle, and for a command that one command alone: nothing else of the command line, nothing from node_modules', () => {
+  /** The files the binary loads for `args`, relative to the repository, in the order it loads them. */
+  function loadedFiles(args: string[], expectedStatus: number): string[] {
     const hook = path.join(dir, 'record-loads.mjs')
     const log = path.join(dir, 'loads.txt')
     const recorder = `import {appendFileSync} from 'node:fs'\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context) }`
     writeFileSync(hook, `import {register} from 'node:module'\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(recorder)}`)})\n`)
     writeFileSync(log, '')
-    const child = spawnSync(process.execPath, ['--import', hook, cliPath, 'validate', fixture('example-plugin'), '--quiet'], {cwd: dir, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
-    assert.equal(child.status, 0, child.stderr)
-    const files = readFileSync(log, 'utf8')
+    const child = spawnSync(process.execPath, ['--import', hook, cliPath, ...args], {cwd: dir, encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}})
+    assert.equal(child.status, expectedStatus, child.stderr)
+    return readFileSync(log, 'utf8')
       .split('\n')
       .filter((url) => url.startsWith('file:'))
       .map((url) => path.relative(repoRoot, new URL(url).pathname))
-    assert.deepEqual(files.filter((file) => !file.startsWith(path.join('dist', 'bundle'))), [path.join('bin', 'run.js')])
-    assert.deepEqual(files.filter((file) => file.startsWith(path.join('dist', 'bundle', 'cli'))).sort(), [path.join('dist', 'bundle', 'cli', 'commands', 'validate.mjs'), path.join('dist', 'bundle', 'cli', 'main.mjs')])
-  })
+  }
+  const cli = (...file: string[]) => path.join('dist', 'bundle', 'cli', ...file)
+
+  // The command's module is asked for while oclif starts (commands/main.ts): still the one command alone.
+  for (const {args, status, commandLine} of [
+    {args: ['validate', fixture('example-plugin'), '--quiet'], status: 0, commandLine: [cli('commands', 'validate.mjs'), cli('main.mjs')]},
+    {args: ['cert', 'root', '--output', 'root', '--quiet'], status: 0, commandLine: [cli('commands', 'cert', 'root.mjs'), cli('main.mjs')]},
+    {args: ['valdate', 'x'], status: 2, commandLine: [cli('hooks', 'unknown-command.mjs'), cli('main.mjs')]},
+  ]) {
+    it(`loads oclif, the bundle, and for a command that one command alone: nothing else of the command line, nothing from node_modules (${args.slice(0, 2).join(' ')})`, () => {
+      const files = loadedFiles(args, status)
+      assert.deepEqual(files.filter((file) => !file.startsWith(path.join('dist', 'bundle'))), [path.join('bin', 'run.js')])
+      assert.deepEqual(files.filter((file) => file.startsWith(cli())).sort(), commandLine)
+    })
+  }
 })
 
 describe('the process around the command line', () => {
