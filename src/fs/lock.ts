@@ -373,12 +373,16 @@ function isAbandoned(owner: LockOwner): boolean {
  */
 function processIdentity(pid: number): {boot?: string; started?: string} {
   if (process.platform !== 'linux') return {}
-  const boot = readSystemFile('/proc/sys/kernel/random/boot_id')?.trim()
+  bootId ??= readSystemFile('/proc/sys/kernel/random/boot_id')?.trim() ?? ''
+  const boot = bootId
   const stat = readSystemFile(`/proc/${pid}/stat`)
   // The command name, in parentheses, may hold spaces and parentheses: the fields after it are counted from its end.
   const started = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
   return {...(boot ? {boot} : {}), ...(started !== undefined && /^\d+$/.test(started) ? {started} : {})}
 }
+
+/** This system's boot id, read once ('' where it cannot be read). */
+let bootId: string | undefined
 
 /** A small file of the system's (procfs), or null when it cannot be read. */
 function readSystemFile(file: string): string | null {

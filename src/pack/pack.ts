@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {lstat, open} from 'node:fs/promises'
+import {lstat} from 'node:fs/promises'
 import {isArchiveError} from '../archive/errors.js'
 import {manifestEntryName, resolveLimits} from '../archive/limits.js'
 import {cancellable, throwIfCancelled} from '../cancellation.js'
@@ -377,7 +377,6 @@ function isDebugBuild(root: string, files: readonly WrittenEntry[]): boolean {
   return debugFolder.test(root.split(path.sep).join('/')) || files.some((file) => debugFolder.test(file.name))
 }
 
-/** The writer's refusals that are pack's own outcomes, as PackError; anything else unchanged. */
 /**
  * Refuses an output that is a source file of the tree it packs (its manifest, or a file that is not an
  * archive): even with `--force`, pack never writes over what it reads. An archive inside the tree, as an
@@ -385,24 +384,14 @@ function isDebugBuild(root: string, files: readonly WrittenEntry[]): boolean {
  */
 async function refuseSourceFileAsOutput(root: string, manifestFile: string, output: string): Promise<void> {
   const inside = path.relative(root, output)
-  if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return
-  if (path.resolve(output) === path.resolve(manifestFile) || !(await isArchiveOrAbsent(output))) throw inputAsOutput(output, 'a file of the plugin being packed')
+  if (inside === '' || inside.split(path.sep)[0] === '..' || path.isAbsolute(inside)) return
+  const isFile = await lstat(output).then((stats) => stats.isFile(), () => false)
+  // A file that cannot be read is none pack would read either.
+  const kind = isFile ? await classifyInput(output, output).catch(() => 'artifact' as const) : null
+  if (output === manifestFile || (kind !== null && kind !== 'artifact')) throw inputAsOutput(output, 'a file of the plugin being packed')
 }
 
-/** True when nothing regular is at `file`, or a file that starts as a ZIP archive does (`PK\x03\x04`, or an empty archive's `PK\x05\x06`). */
-async function isArchiveOrAbsent(file: string): Promise<boolean> {
-  if (!(await lstat(file).then((stats) => stats.isFile(), () => false))) return true
-  const handle = await open(file, 'r').catch(() => null)
-  if (handle === null) return true
-  try {
-    const {buffer, bytesRead} = await handle.read(Buffer.alloc(4), 0, 4, 0)
-    const signature = buffer.subarray(0, bytesRead).toString('latin1')
-    return signature === 'PK\x03\x04' || signature === 'PK\x05\x06'
-  } finally {
-    await handle.close()
-  }
-}
-
+/** The writer's refusals that are pack's own outcomes, as PackError; anything else unchanged. */
 function packErrorOf(error: unknown): unknown {
   if (isArchiveError(error, 'source-changed')) {
     return new PackError('source-changed', `${error.message} Pack again once the build has finished writing.`, {cause: error, details: {...error.details, path: error.details.entry}})
