@@ -47,6 +47,60 @@ export async function flushTogether(files: readonly string[], directories: reado
 }
 
 /**
+ * Makes a tree just written under `root` durable, every file and directory of it. Many files are made
+ * durable by flushing the file system that holds them once (Linux's `syncfs(2)`, which Node offers only
+ * through `sync --file-system`): one journal commit for the whole tree instead of one per file. Measured
+ * on ext4, 20,000 files of 512 bytes took 2.8 s flushed one by one (32 at a time) and 0.17 s at once;
+ * 1,000 files of 50 KiB 187 ms and 58 ms. A flush of the file system also writes what other programs left
+ * unwritten on it, which a flush per file on a journalling file system largely does too. Below
+ * {@link fileSystemFlushMinimum} files, on other systems, or when `sync` is missing or fails, every file and
+ * directory is flushed by {@link flushTogether}. `root` must hold every one of `files` and `directories`,
+ * on one file system: a tree the caller has just created. Throws as {@link flushTogether} does; once
+ * `signal` is aborted, its `AbortError`.
+ */
+export async function flushTree(root: string, files: readonly string[], directories: readonly string[], signal?: AbortSignal): Promise<void> {
+  if (files.length >= fileSystemFlushMinimum && (await flushFileSystem(root, signal))) return
+  await flushTogether(files, directories, signal)
+}
+
+/**
+ * From how many files one flush of their file system is cheaper than one flush each: starting `sync`
+ * costs about 15 ms, a flush per file from about 0.05 ms (a fresh small file) to 0.2 ms.
+ */
+export const fileSystemFlushMinimum = 256
+
+/** Where Linux distributions put `sync`: a fixed path, never one looked up in `PATH`. */
+const syncPrograms = ['/usr/bin/sync', '/bin/sync']
+
+/**
+ * Flushes the file system that holds `within` (`sync --file-system`, which calls `syncfs(2)` and fails
+ * when it reports an error); true when that succeeded, false when it cannot be done here or failed (an
+ * older `sync` without the option, none installed, an error of the flush), and the caller flushes each
+ * file instead.
+ */
+async function flushFileSystem(within: string, signal?: AbortSignal): Promise<boolean> {
+  if (process.platform !== 'linux') return false
+  const program = await firstPresent(syncPrograms)
+  if (program === null) return false
+  throwIfCancelled(signal)
+  // Loaded here, not with this module: most commands never flush a large tree.
+  const {execFile} = await import('node:child_process')
+  const flushed = await new Promise<boolean>((resolve) => {
+    execFile(program, ['-f', '--', within], {signal, windowsHide: true}, (error) => resolve(error === null))
+  })
+  throwIfCancelled(signal)
+  return flushed
+}
+
+/** The first of `files` that is a regular file, or null. */
+async function firstPresent(files: readonly string[]): Promise<string | null> {
+  for (const file of files) {
+    if ((await stat(file).catch(() => null))?.isFile() === true) return file
+  }
+  return null
+}
+
+/**
  * A sibling name for a temporary file that no other writer picks: `.<name>.<pid>.<12 hex>.tmp`, `<name>`
  * cut short when the whole would be longer than a file name may be (255 bytes of UTF-8), so that any name a
  * file system takes for the file itself it takes for its temporary too.

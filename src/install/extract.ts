@@ -6,7 +6,7 @@ import {checkEntryPath} from '../archive/path-policy.js'
 import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js'
 import {throwIfCancelled} from '../cancellation.js'
 import {forEachConcurrently} from '../fs/concurrently.js'
-import {flushTogether} from '../fs/durable.js'
+import {flushTree} from '../fs/durable.js'
 import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
 import {directoryModes} from './layout.js'
@@ -85,7 +85,7 @@ export function entryDestination(root: string, name: string): string {
  * Extracts every entry of `archive` into the new directory `root`: each through the archive's
  * verified stream (CRC, sizes and caps enforced while inflating) into a file created exclusively with mode
  * 0644 (0755 for `executables`), hashed as it is written; once all are written, every file and directory is
- * flushed to disk together (`flushTogether`). Returns each entry's real size
+ * flushed to disk together (`flushTree`). Returns each entry's real size
  * and SHA-256. Any failure throws and leaves only what is under `root`.
  */
 export async function extractArchive(archive: StrictArchive, root: string, options: ExtractOptions = {}): Promise<Map<string, EntryDigest>> {
@@ -127,9 +127,9 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
     digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
   })
 
-  // Durability is paid once for the whole version: every file and directory is flushed together, many at
-  // once, after all are written and before the rename that publishes them.
-  await flushTogether(destinations.map(({file}) => file), [...directories], options.signal)
+  // Durability is paid once for the whole version: every file and directory is flushed together, after
+  // all are written and before the rename that publishes them.
+  await flushTree(root, destinations.map(({file}) => file), [...directories], options.signal)
   // Results in archive order, whatever order the workers finished in.
   return new Map(archive.entries.map((entry) => [entry.name, digests.get(entry.name) as EntryDigest]))
 }

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict'
-import {mkdir, symlink, writeFile} from 'node:fs/promises'
-import path from 'node:path'
-import {after, describe, it} from 'node:test'
+import {describe, it} from 'node:test'
 import fc from 'fast-check'
 
 import {forEachConcurrently} from '../../src/fs/concurrently.js'
-import {flushTogether} from '../../src/fs/durable.js'
-import {tempDir} from '../helpers/cli.js'
 
 // Invariant: forEachConcurrently starts the items in their order, never runs more than `concurrency` at
 // once, starts at most one item per other worker after a failure (none once the pool has seen it), settles every running item before it throws the first failure;
 // without a failure every item ran exactly once. Items finish in any order (each waits a random number of
 // turns of the event loop), so every interleaving the pool can meet is drawn.
-
-const work = await tempDir('svc-plugin-concurrently-')
-after(() => work.cleanup())
 
 const turns = async (count: number) => {
   for (let turn = 0; turn < count; turn++) await new Promise<void>((resolve) => setImmediate(resolve))
@@ -69,21 +62,5 @@ describe('forEachConcurrently', () => {
       }),
       {numRuns: 300, seed: 0xf1a5},
     )
-  })
-})
-
-describe('flushTogether', () => {
-  it('flushes files and directories, and refuses a link where a file is named (never following it) and a missing file', async () => {
-    const dir = path.join(work.dir, 'tree')
-    await mkdir(path.join(dir, 'sub'), {recursive: true})
-    const files = await Promise.all(['a', 'sub/b', 'sub/c'].map(async (name) => {
-      const file = path.join(dir, ...name.split('/'))
-      await writeFile(file, name)
-      return file
-    }))
-    await flushTogether(files, [dir, path.join(dir, 'sub')])
-    await symlink(files[0]!, path.join(dir, 'link'))
-    await assert.rejects(flushTogether([...files, path.join(dir, 'link')]), {code: process.platform === 'win32' ? 'EPERM' : 'ELOOP'})
-    await assert.rejects(flushTogether([path.join(dir, 'missing'), ...files]), {code: 'ENOENT'})
   })
 })
