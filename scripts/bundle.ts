@@ -41,9 +41,11 @@ const contentsFile = path.join(root, 'dist', 'bundle.json')
 /** The library's entries (public, and the command line's private `#cli`), as package.json names them. */
 const libraryEntries = {index: 'src/index.ts', store: 'src/store.ts', tooling: 'src/tooling.ts'} as const
 const privateEntry = 'src/cli.ts'
-/** The encoding worker, and the module that starts it from beside itself. */
-const workerSource = path.join('src', 'archive', 'encode-worker.ts')
-const workerStarter = path.join('src', 'archive', 'encode-workers.ts')
+/** The worker threads (pack's encoding, install's file writing), each with the module that starts it from beside itself. */
+const workers = [
+  {name: 'encode-worker', source: path.join('src', 'archive', 'encode-worker.ts'), starter: path.join('src', 'archive', 'encode-workers.ts')},
+  {name: 'write-worker', source: path.join('src', 'fs', 'write-worker.ts'), starter: path.join('src', 'fs', 'file-writer.ts')},
+] as const
 /** The module that loads the manifest schema's compiled validator from beside itself. */
 const validatorSource = path.join('src', 'manifest', 'schema-validator.ts')
 
@@ -346,8 +348,8 @@ const {metafile} = await build({
     'cli/main': path.join(root, 'commands', 'main.ts'),
     'cli/hooks/unknown-command': path.join(root, 'commands', 'unknown-command.ts'),
     ...commandEntries,
-    // The encoding worker, which the module starting it finds beside itself (checked below).
-    [path.join('chunks', 'encode-worker')]: path.join(root, workerSource),
+    // The workers, which the modules starting them find beside themselves (checked below).
+    ...Object.fromEntries(workers.map((worker) => [path.join('chunks', worker.name), path.join(root, worker.source)])),
   },
   absWorkingDir: root,
   outdir,
@@ -374,9 +376,11 @@ await bundleSeldomUsed()
 const validatorHolders = Object.entries(metafile.outputs).filter(([, {inputs}]) => validatorSource in inputs)
 if (validatorHolders.length === 0) throw new Error(`bundle: no output holds ${validatorSource}`)
 for (const [output] of validatorHolders) copyFileSync(path.join(root, 'dist', 'src', 'manifest', generatedValidatorFile), path.join(root, path.dirname(output), generatedValidatorFile))
-const starters = Object.entries(metafile.outputs).filter(([, {inputs}]) => workerStarter in inputs)
-const misplaced = starters.filter(([output]) => path.dirname(output) !== path.join('dist', 'bundle', 'chunks'))
-if (starters.length === 0 || misplaced.length > 0) throw new Error(`bundle: ${workerStarter} must be in dist/bundle/chunks/, beside the worker, not in ${misplaced.map(([output]) => output).join(', ')}`)
+for (const {starter} of workers) {
+  const starters = Object.entries(metafile.outputs).filter(([, {inputs}]) => starter in inputs)
+  const misplaced = starters.filter(([output]) => path.dirname(output) !== path.join('dist', 'bundle', 'chunks'))
+  if (starters.length === 0 || misplaced.length > 0) throw new Error(`bundle: ${starter} must be in dist/bundle/chunks/, beside its worker, not in ${misplaced.map(([output]) => output).join(', ')}`)
+}
 takeBuiltinsWithoutFacades(metafile)
 checkLibraryLoads(metafile)
 writeFileSync(contentsFile, `${JSON.stringify(describeOutputs(metafile), null, 2)}\n`)

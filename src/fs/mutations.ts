@@ -1,5 +1,6 @@
 import * as fs from 'node:fs/promises'
 import type {FileHandle} from 'node:fs/promises'
+import type {FileWriter, NewFile} from './file-writer.js'
 
 /**
  * Every change the installer makes to a file system goes through this module: creating a directory or a
@@ -57,6 +58,22 @@ export async function mkdir(dir: string, options: {mode?: number; recursive?: bo
 export async function createFile(file: string, flags: number | string, mode: number): Promise<FileHandle> {
   await before('create', file)
   return fs.open(file, flags, mode)
+}
+
+/**
+ * Hands `files` to `writer`'s thread, which creates each (new, never through a link, with exactly its mode)
+ * and writes its bytes, in order. Resolves once the hook has seen every file's create, chmod and write and
+ * the batch is handed over (before any of it is made, so that a process stopped at any of them has made
+ * none of the batch), with `written`, which settles as `writer.write` does. Batches handed over one after
+ * another are made in that order.
+ */
+export async function createFilesOn(writer: FileWriter, files: readonly NewFile[]): Promise<{written: Promise<ArrayBuffer[]>}> {
+  for (const {file} of files) {
+    await before('create', file)
+    await before('chmod', file)
+    await before('write', file)
+  }
+  return {written: writer.write(files)}
 }
 
 /** Writes all of `data` into a file this process created; `file` names it for the hook. */

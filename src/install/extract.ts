@@ -7,7 +7,8 @@ import type {ArchiveEntry, EntryDigest, StrictArchive} from '../archive/types.js
 import {throwIfCancelled} from '../cancellation.js'
 import {forEachConcurrently} from '../fs/concurrently.js'
 import {flushTree} from '../fs/durable.js'
-import {chmod, chmodHandle, createFile, mkdir, writeAll} from '../fs/mutations.js'
+import {FileWriter, worthFileWriter, type NewFile} from '../fs/file-writer.js'
+import {chmod, chmodHandle, createFile, createFilesOn, mkdir, writeAll} from '../fs/mutations.js'
 import {InstallError} from './errors.js'
 import {directoryModes} from './layout.js'
 
@@ -120,18 +121,121 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
     reportedBytes = bytesDone
     await options.onProgress?.({entry, entriesDone, entriesTotal, bytesDone, bytesTotal})
   }
-  await forEachConcurrently(order, options.concurrency ?? 4, async (index) => {
-    throwIfCancelled(options.signal)
-    const {entry, file} = destinations[index] as {entry: ArchiveEntry; file: string}
-    const mode = executables.has(entry.name) ? 0o755 : 0o644
-    digests.set(entry.name, await writeEntry(archive, entry, file, mode, options.preloaded?.get(entry.name), progress))
+  const modeOf = (entry: ArchiveEntry): number => (executables.has(entry.name) ? 0o755 : 0o644)
+  // Hundreds of small files or more are written on a thread of their own (see FileWriter); the rest (and
+  // all, when there are few) one file at a time through the thread pool, several at once.
+  const small = order.filter((index) => {
+    const {entry} = destinations[index]!
+    return isSmallEntry(entry) && entry.uncompressedSize <= threadFileMaxBytes && options.preloaded?.get(entry.name) === undefined
   })
+  const onThread = worthFileWriter(small.length) ? new Set(small) : new Set<number>()
+  await forEachConcurrently(
+    order.filter((index) => !onThread.has(index)),
+    options.concurrency ?? 4,
+    async (index) => {
+      throwIfCancelled(options.signal)
+      const {entry, file} = destinations[index] as {entry: ArchiveEntry; file: string}
+      digests.set(entry.name, await writeEntry(archive, entry, file, modeOf(entry), options.preloaded?.get(entry.name), progress))
+    },
+  )
+  if (onThread.size > 0) {
+    const targets = [...onThread].map((index) => destinations[index] as {entry: ArchiveEntry; file: string})
+    await writeSmallOnThread(archive, targets, {modeOf, digests, progress, signal: options.signal})
+  }
 
   // Durability is paid once for the whole version: every file and directory is flushed together, after
   // all are written and before the rename that publishes them.
   await flushTree(root, destinations.map(({file}) => file), [...directories], options.signal)
   // Results in archive order, whatever order the workers finished in.
   return new Map(archive.entries.map((entry) => [entry.name, digests.get(entry.name) as EntryDigest]))
+}
+
+/**
+ * The entries written on the file-writing thread: files of at most 64 KiB, for which a trip to the thread
+ * pool costs more than the writing. Larger ones are written one at a time as before.
+ */
+const threadFileMaxBytes = 64 * 1024
+/** Files a batch holds at most, and bytes (the size of the buffer that carries them). */
+const batchFilesMax = 64
+const batchBytesMax = 1024 * 1024
+/** Batches handed to the thread and not yet written: one being written, one waiting, so that it never idles. */
+const batchesInFlight = 2
+
+/** A small entry read, inflated and hashed, waiting in a batch. */
+interface ReadEntry {
+  entry: ArchiveEntry
+  file: string
+  data: Buffer
+  digest: EntryDigest
+}
+
+/**
+ * Writes small entries on a {@link FileWriter}: the main thread reads, inflates and hashes each (as
+ * `writeEntry` does), gathers them in batches and hands each to the thread, which creates and writes the
+ * files while the next batch is read. The bytes travel in a few buffers that go back and forth. After a
+ * failure no batch is handed over any more; once those out are settled and the thread is stopped, the
+ * first failure is thrown (as `forEachConcurrently` does).
+ */
+async function writeSmallOnThread(
+  archive: StrictArchive,
+  targets: ReadonlyArray<{entry: ArchiveEntry; file: string}>,
+  {modeOf, digests, progress, signal}: {modeOf: (entry: ArchiveEntry) => number; digests: Map<string, EntryDigest>; progress: EntryProgress; signal: AbortSignal | undefined},
+): Promise<void> {
+  const writer = new FileWriter({create: createFlags})
+  const spare: ArrayBuffer[] = []
+  const inFlight: Array<Promise<void>> = []
+  let failure: {error: unknown} | null = null
+  const handOver = async (batch: readonly ReadEntry[]): Promise<void> => {
+    const bytes = new Uint8Array(spare.pop() ?? new ArrayBuffer(batchBytesMax))
+    let offset = 0
+    const files: NewFile[] = batch.map(({entry, file, data}) => {
+      bytes.set(data, offset)
+      offset += data.byteLength
+      return {file, mode: modeOf(entry), bytes: bytes.subarray(offset - data.byteLength, offset)}
+    })
+    const {written} = await createFilesOn(writer, files)
+    inFlight.push(
+      written.then(
+        async (buffers) => {
+          spare.push(...buffers)
+          for (const {entry, data, digest} of batch) {
+            digests.set(entry.name, digest)
+            await progress(entry.name, data.byteLength, false)
+            await progress(entry.name, 0, true)
+          }
+        },
+        (error: unknown) => {
+          failure ??= {error}
+        },
+      ),
+    )
+    while (inFlight.length >= batchesInFlight) await inFlight.shift()
+  }
+  try {
+    let batch: ReadEntry[] = []
+    let batchBytes = 0
+    for (const {entry, file} of targets) {
+      if (failure !== null) break
+      throwIfCancelled(signal)
+      const {data, digest} = await archive.readSmall(entry)
+      if (batch.length === batchFilesMax || batchBytes + data.byteLength > batchBytesMax) {
+        await handOver(batch)
+        batch = []
+        batchBytes = 0
+      }
+      batch.push({entry, file, data, digest})
+      batchBytes += data.byteLength
+    }
+    if (failure === null && batch.length > 0) {
+      throwIfCancelled(signal)
+      await handOver(batch)
+    }
+  } finally {
+    // Nothing is written any more once this returns or throws: the batches out settle, the thread stops.
+    await Promise.allSettled(inFlight)
+    await writer.close()
+  }
+  if (failure !== null) throw (failure as {error: unknown}).error
 }
 
 /** Reports bytes written to an entry; `finished` once the entry is complete (flushed later, with all the others). */
