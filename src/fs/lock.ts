@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {lstat, readdir} from 'node:fs/promises'
+import type {Stats} from 'node:fs'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -50,7 +51,9 @@ interface SeenMarker {
 
 /**
  * What stands at a lock's path: nothing; an empty directory (a lock given up half-way, nobody's); a lock
- * with its markers; a single file, the lock of an earlier version of this library; or anything else.
+ * with its markers; a single file, the lock of an earlier version of this library; a directory holding
+ * something else; or what is never a lock (a symbolic link, a FIFO, a socket, a device), which no lock
+ * taken or given up ever turns into.
  */
 type SeenLock =
   | {kind: 'free'}
@@ -58,6 +61,7 @@ type SeenLock =
   | {kind: 'held'; markers: SeenMarker[]}
   | {kind: 'legacy'; owner: LockOwner | null}
   | {kind: 'unknown'}
+  | {kind: 'unusable'; info: Stats}
 
 // A marker is written whole before its lock appears, so it is unreadable only after a power loss (or when
 // an earlier version's lock file was left empty). After this many consecutive polls that saw an unreadable
@@ -68,6 +72,12 @@ const markerName = /^owner-[0-9a-f]{24}\.json$/
 /** Options of {@link acquireLock}. */
 export interface AcquireOptions {
   timeoutMs?: number
+  /**
+   * The refusal when the lock's path holds what is never a lock (a symbolic link, a FIFO, a socket, a
+   * device): waiting for it to be given up would wait out the whole timeout. Default: the system error a
+   * rename onto it gives (`ENOTDIR`, naming the lock).
+   */
+  unusable?: (info: Stats) => Error
   /** Creates the lock's parent directory when it is missing; default `mkdir -p`. */
   ensureDirectory?: () => Promise<unknown>
   /** Cancels the wait: each poll checks it, and a wait between polls ends at once (the `AbortError` of `src/cancellation.ts`). */
@@ -117,6 +127,7 @@ export async function acquireLock(file: string, options: AcquireOptions = {}): P
       if (await attempt.tryCreate()) break
       const seen = await inspectLock(file)
       if (seen.kind === 'free') continue // released between our attempt and our look: try again at once
+      if (seen.kind === 'unusable') throw (options.unusable ?? ((info: Stats) => notALock(file, info)))(seen.info)
       if (seen.kind === 'empty') {
         await removeIfEmpty(file)
         continue
@@ -239,7 +250,7 @@ async function inspectLock(file: string): Promise<SeenLock> {
   try {
     const info = await lstat(file)
     if (info.isFile()) return {kind: 'legacy', owner: await readOwner(file)}
-    if (!info.isDirectory()) return {kind: 'unknown'}
+    if (!info.isDirectory()) return {kind: 'unusable', info}
     const names = await readdir(file)
     if (names.length === 0) return {kind: 'empty'}
     if (!names.every((name) => markerName.test(name))) return {kind: 'unknown'}
@@ -251,6 +262,12 @@ async function inspectLock(file: string): Promise<SeenLock> {
     if (hasErrno(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return {kind: 'free'}
     throw error
   }
+}
+
+/** The system error a rename onto `file` gives when something stands there that is never a lock. */
+function notALock(file: string, info: Stats): NodeJS.ErrnoException {
+  const what = info.isSymbolicLink() ? 'a symbolic link' : 'a FIFO, a socket or a device'
+  return Object.assign(new Error(`ENOTDIR: ${file} is ${what}, never a lock; no operation removes it`), {code: 'ENOTDIR', syscall: 'rename', path: file})
 }
 
 function ownersOf(seen: SeenLock): Array<LockOwner | null> {

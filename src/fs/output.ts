@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs'
+import {statSync, type Stats} from 'node:fs'
 import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {SvcPluginError} from '../errors.js'
@@ -49,6 +49,18 @@ const symbolicLink = 'symbolic-link'
 /** The reason code of a file whose way from the folder it is written in passes a symbolic link. */
 const linkOnTheWay = 'link-on-the-way'
 
+/**
+ * The reason code of a file updated under a lock beside it (`<file>.lock`) where a symbolic link, a FIFO, a
+ * socket or a device stands: never a lock, so waiting for it to be given up would only wait out the timeout.
+ */
+const lockUnusable = 'lock-unusable'
+
+/** The `write-failed` refusal of `target`, whose lock `lock` is never a lock (see {@link lockUnusable}). */
+export function unusableLockOf(target: string, lock: string, info: Stats): OutputError {
+  const what = info.isSymbolicLink() ? 'a symbolic link' : 'a FIFO, a socket or a device'
+  return writeFailed(target, systemError(lockUnusable, lock, what))
+}
+
 /** The system's reason a write failed, in words a user can act on. */
 function describeWriteFailure(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code
@@ -81,6 +93,8 @@ function describeWriteFailure(error: unknown): string {
       return 'it is a symbolic link, and the file it points to would stay as it was; name that file itself'
     case linkOnTheWay:
       return 'a folder on its way is a symbolic link, and an output is never written through one'
+    case lockUnusable:
+      return `its lock ${(error as NodeJS.ErrnoException).path ?? ''} is a symbolic link, a FIFO, a socket or a device, which is never a lock; remove it`
     case 'EFBIG':
       return 'the file is larger than the system allows (a file size limit)'
     default:

@@ -102,8 +102,11 @@ export async function assertDirectoryOrAbsent(target: string, options: {fileAllo
   throw unsafeDataRoot(target, info)
 }
 
-/** The `unsafe-data-root` refusal for `target`, which is not a real directory. */
-function unsafeDataRoot(target: string, info: Stats): InstallError {
+/**
+ * The `unsafe-data-root` refusal for `target`, which is not a real directory: also what a lock of the data
+ * root refuses when its path holds what is never a lock (`unusable` of `acquireLock`).
+ */
+export function unsafeDataRoot(target: string, info: Stats): InstallError {
   const found = kindOf(info)
   return new InstallError('unsafe-data-root', `${target} is ${descriptions[found]}, not a directory; the installer does not work through it. Move it away and retry.`, {
     details: {path: target, found},

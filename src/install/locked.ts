@@ -1,9 +1,10 @@
+import type {Stats} from 'node:fs'
 import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {isTemporarySiblingOf} from '../fs/durable.js'
 import {LockError, acquireLock, isProcessAlive, type LockHolder} from '../fs/lock.js'
 import {unlink} from '../fs/mutations.js'
-import {assertDirectoryOrAbsent, ensureRealDirectory, lstatOrNull, realDirectory, removeDirectoryIfEmpty} from './data-root.js'
+import {ensureRealDirectory, lstatOrNull, realDirectory, removeDirectoryIfEmpty, unsafeDataRoot} from './data-root.js'
 import {InstallError} from './errors.js'
 import {readTransaction} from './journal.js'
 import {levels, pluginPaths} from './layout.js'
@@ -35,10 +36,9 @@ export async function withPluginLock<T>(dataRoot: string, id: string, options: L
   const paths = pluginPaths(dataRoot, id)
   const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(id))
   await ensureDirectory()
-  // A link, a FIFO or a device where the lock goes is never anybody's lock: waiting for it to be given up
-  // would wait for the whole timeout. (A file there is the lock of an earlier version of this library.)
-  await assertDirectoryOrAbsent(paths.lock, {fileAllowed: true})
-  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, signal: options.signal, onWait: (holder) => options.onLockWait?.({id, holder})}).catch(async (error: unknown) => {
+  // A link, a FIFO or a device where the lock goes is never anybody's lock: refused at once (unsafe-data-root).
+  const unusable = (info: Stats) => unsafeDataRoot(paths.lock, info)
+  const lock = await acquireLock(paths.lock, {timeoutMs: options.lockTimeoutMs, ensureDirectory, unusable, signal: options.signal, onWait: (holder) => options.onLockWait?.({id, holder})}).catch(async (error: unknown) => {
     // A wait given up (cancelled, or timed out) leaves no plugin directory that holds nothing.
     await removeDirectoryIfEmpty(dataRoot, levels.plugin(id))
     throw error
@@ -122,7 +122,7 @@ async function sweepOtherLeftovers(dataRoot: string, id: string): Promise<void> 
     try {
       const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugin(owner))
       await ensureDirectory()
-      lock = await acquireLock(paths.lock, {timeoutMs: 0, ensureDirectory})
+      lock = await acquireLock(paths.lock, {timeoutMs: 0, ensureDirectory, unusable: (info) => unsafeDataRoot(paths.lock, info)})
     } catch (error) {
       if (error instanceof LockError || (error instanceof InstallError && error.code === 'unsafe-data-root')) continue
       throw error

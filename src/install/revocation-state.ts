@@ -13,7 +13,7 @@ import {
   type VerifiedRevocationList,
 } from '../revocation/list.js'
 import {verificationContext, type VerifyContext} from '../signing/verify.js'
-import {ensureRealDirectory, readStateFile, realDirectory} from './data-root.js'
+import {ensureRealDirectory, readStateFile, realDirectory, unsafeDataRoot} from './data-root.js'
 import {InstallError} from './errors.js'
 import {levels, pluginsRoot} from './layout.js'
 
@@ -98,7 +98,8 @@ export async function recordRevocationList(dataRoot: string, list: VerifiedRevoc
   // Written into `plugins/` like everything else of the installer: only when it is a real directory.
   const ensureDirectory = () => ensureRealDirectory(dataRoot, levels.plugins)
   await ensureDirectory()
-  await withLock(path.join(pluginsRoot(dataRoot), '_revocations.lock'), {ensureDirectory}, async () => {
+  const lock = path.join(pluginsRoot(dataRoot), '_revocations.lock')
+  await withLock(lock, {ensureDirectory, unusable: (info) => unsafeDataRoot(lock, info)}, async () => {
     const records = await readRecords(dataRoot)
     if (judge(records, list) === 'seen') return
     const {rootKeyId, sequence, issuedAt} = list.content

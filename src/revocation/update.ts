@@ -1,7 +1,8 @@
+import type {Stats} from 'node:fs'
 import type {ArchiveLimits} from '../archive/types.js'
 import {isSvcPluginError} from '../errors.js'
 import {withLock} from '../fs/lock.js'
-import {assertNamesAFile, checkOutputFree, type OutputScope, withOutputs, writeFailed} from '../fs/output.js'
+import {assertNamesAFile, checkOutputFree, type OutputScope, unusableLockOf, withOutputs, writeFailed} from '../fs/output.js'
 import {publicKeyOf} from '../pki/ed25519.js'
 import {SigningError} from '../pki/errors.js'
 import {readPublicKeyFile} from '../pki/keys.js'
@@ -103,8 +104,13 @@ export async function revokeInFile(options: RevokeInFileOptions): Promise<Revoke
   // file goes beside the list, so a system error taking it is a list that cannot be written.
   return withOutputs(async (outputs) => {
     await outputs.folderOf(options.listFile)
-    const lockOptions = {timeoutMs: options.lockTimeoutMs ?? 60_000, ensureDirectory: () => listFolderAgain(outputs, options.listFile)}
-    return withLock(`${options.listFile}.lock`, lockOptions, update).catch((error: unknown) => {
+    const lock = `${options.listFile}.lock`
+    const lockOptions = {
+      timeoutMs: options.lockTimeoutMs ?? 60_000,
+      ensureDirectory: () => listFolderAgain(outputs, options.listFile),
+      unusable: (info: Stats) => unusableLockOf(options.listFile, lock, info),
+    }
+    return withLock(lock, lockOptions, update).catch((error: unknown) => {
       throw isSystemError(error) ? writeFailed(options.listFile, error) : error
     })
   })

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
-import {mkdir, readFile, readdir, rm, stat, writeFile} from 'node:fs/promises'
+import {execFileSync} from 'node:child_process'
+import {mkdir, readFile, readdir, rm, stat, symlink, writeFile} from 'node:fs/promises'
+import {createServer} from 'node:net'
 import {hostname} from 'node:os'
 import path from 'node:path'
 import {describe, it} from 'node:test'
@@ -191,3 +193,45 @@ describe('the per-plugin lock', () => {
     }
   })
 })
+
+// Invariant: a lock never waits on what can never be a lock. Whatever stands at its path that is neither a
+// directory nor a file (a link to a folder, a dangling link, a FIFO, a socket) is refused at once, with the
+// caller's refusal or by default the system's ENOTDIR naming the lock, and the attempt leaves nothing.
+describe('a lock whose path holds what is never a lock', () => {
+  const occupants: Array<[string, (lock: string, dir: string) => Promise<void | (() => Promise<void>)>]> = [
+    ['a symbolic link to a folder', async (lock, dir) => symlink(dir, lock)],
+    ['a dangling symbolic link', async (lock, dir) => symlink(path.join(dir, 'nowhere'), lock)],
+    ['a FIFO', async (lock) => void execFileSync('mkfifo', [lock])],
+    [
+      'a socket',
+      async (lock) => {
+        const server = createServer()
+        await new Promise<void>((resolve) => server.listen(lock, resolve))
+        return () => new Promise<void>((resolve) => server.close(() => resolve()))
+      },
+    ],
+  ]
+  for (const [occupant, make] of occupants) {
+    it(`refuses ${occupant} at once, with the caller's refusal or ENOTDIR, and leaves no temporary`, {timeout: 10_000, skip: process.platform === 'win32'}, async () => {
+      const {dir, cleanup} = await tempDir()
+      try {
+        const lock = path.join(dir, 'plugin', '.lock')
+        await mkdir(path.dirname(lock))
+        const stop = await make(lock, dir)
+        try {
+          // Were it waited for, each would end in lock-timeout after ten minutes.
+          await assert.rejects(acquireLock(lock, {timeoutMs: 600_000}), (error: NodeJS.ErrnoException) => error.code === 'ENOTDIR' && error.path === lock)
+          const refusal = new Error('refused by the caller')
+          await assert.rejects(withLock(lock, {timeoutMs: 600_000, unusable: (info) => Object.assign(refusal, {link: info.isSymbolicLink()})}, async () => assert.fail('ran without the lock')), refusal)
+          assert.equal((refusal as Error & {link?: boolean}).link, occupant.includes('link'))
+          assert.deepEqual(await readdir(path.dirname(lock)), ['.lock'])
+        } finally {
+          await stop?.()
+        }
+      } finally {
+        await cleanup()
+      }
+    })
+  }
+})
+

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {createHash} from 'node:crypto'
-import {readdir, readFile, writeFile, mkdir} from 'node:fs/promises'
+import {readdir, readFile, writeFile, mkdir, symlink, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {createRevocationList, type VerifiedRevocationList} from '../../src/revocation/list.js'
@@ -51,6 +51,21 @@ describe('revocation list rollback protection', () => {
     })
     // Neither temporary files nor the lock stay behind.
     assert.deepEqual((await readdir(path.join(dataRoot, 'plugins'))).sort(), ['_revocations.json'])
+  })
+
+  it("refuses a symbolic link where the revocation state's lock goes with unsafe-data-root, at once", {timeout: 10_000, skip: process.platform === 'win32'}, async () => {
+    const lock = path.join(dataRoot, 'plugins', '_revocations.lock')
+    await symlink(dataRoot, lock)
+    try {
+      await assert.rejects(recordRevocationList(dataRoot, listWith(3)), (error: Error & {code?: string; details?: Record<string, unknown>}) => {
+        assert.equal(error.code, 'unsafe-data-root')
+        assert.deepEqual(error.details, {path: lock, found: 'symbolic-link'})
+        return true
+      })
+      assert.equal(JSON.parse(await readFile(revocationStateFile(dataRoot), 'utf8')).roots.root_test.sequence, 2)
+    } finally {
+      await unlink(lock)
+    }
   })
 
   it('refuses a lower sequence with revocation-list-rollback', async () => {

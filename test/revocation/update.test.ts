@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
+import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
-import {readFile, readdir, rm, writeFile} from 'node:fs/promises'
+import {readFile, readdir, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {base64Line} from '../../src/pki/base64.js'
@@ -84,6 +85,24 @@ describe('revokeInFile', () => {
   it("refuses a root key id that is not the list's", async () => {
     await assert.rejects(revokeInFile({...base(), rootKeyId: 'root_else', certificateId: `cert_${'3'.repeat(32)}`, reason: 'superseded'}), {code: 'invalid-root-key-id'})
     assert.equal(verifyRevocationList(await readRevocationList(at('revocations.json')), pki.trust, {now: testNow}).content.sequence, 3)
+  })
+
+  it('refuses a list whose lock is a symbolic link or a FIFO at once: write-failed (lock-unusable), nothing written', {timeout: 10_000, skip: process.platform === 'win32'}, async () => {
+    for (const [name, make] of [
+      ['linked.json', (lock: string) => symlink(dir, lock)],
+      ['fifo.json', async (lock: string) => void execFileSync('mkfifo', [lock])],
+    ] as const) {
+      const listFile = at(name)
+      await make(`${listFile}.lock`)
+      await assert.rejects(revokeInFile({...base(), listFile, rootKeyId: pki.rootKeyId, certificateId: `cert_${'1'.repeat(32)}`, reason: 'superseded', lockTimeoutMs: 600_000}), (error: Error & {code?: string; details?: Record<string, unknown>}) => {
+        assert.equal(error.code, 'write-failed')
+        assert.deepEqual(error.details, {path: listFile, reason: 'lock-unusable'})
+        assert.match(error.message, /is never a lock; remove it/)
+        return true
+      })
+      assert.equal(existsSync(listFile), false)
+      await rm(`${listFile}.lock`)
+    }
   })
 
   it('leaves no temporary or lock file behind', async () => {
