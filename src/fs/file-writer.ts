@@ -41,9 +41,9 @@ export interface WriterFlags {
 /**
  * When files are written on the thread: when it pays (`auto`: at least {@link writerFilesMin} files), or
  * `always` and `never`, which the tests use to prove that what is written, and every failure, is the same
- * either way.
+ * either way; and, for the tests of a thread that cannot be started, the module it runs.
  */
-export const fileWriterUse: {when: 'auto' | 'always' | 'never'} = {when: 'auto'}
+export const fileWriterUse: {when: 'auto' | 'always' | 'never'; module?: URL} = {when: 'auto'}
 
 /**
  * From how many small files a thread pays for itself: starting one costs about 30 ms, the thread pool about
@@ -60,19 +60,53 @@ export function worthFileWriter(count: number): boolean {
 /** The worker module: beside this one, with the same extension (`.js` compiled, `.mjs` in the bundle). */
 const workerModule = new URL(`./write-worker${/\.[^./]+$/.exec(import.meta.url)?.[0] ?? '.js'}`, import.meta.url)
 
+/** What the thread posts once its module has loaded and it takes batches. */
+export interface WriterReady {
+  ready: true
+}
+
 /** One thread that creates files in batches, in the order given. */
 export class FileWriter {
   readonly #worker: Worker
   readonly #waiting = new Map<number, {resolve: (buffers: ArrayBuffer[]) => void; reject: (error: Error) => void}>()
   #id = 0
   #closed = false
+  /** Why the thread can take no more batches: it failed or stopped. */
+  #dead: Error | null = null
 
-  constructor(flags: WriterFlags) {
-    this.#worker = new Worker(workerModule, {workerData: flags, resourceLimits: {maxYoungGenerationSizeMb: 4}})
+  /**
+   * Starts a thread and resolves once it takes batches, or with null when it cannot be started (a process
+   * out of descriptors or memory, a module that cannot be loaded): the caller then writes the files itself.
+   */
+  static start(flags: WriterFlags): Promise<FileWriter | null> {
+    return new Promise((resolve) => {
+      let worker: Worker
+      try {
+        worker = new Worker(fileWriterUse.module ?? workerModule, {workerData: flags, resourceLimits: {maxYoungGenerationSizeMb: 4}})
+      } catch {
+        resolve(null)
+        return
+      }
+      const failed = (): void => {
+        worker.off('message', ready).on('error', () => undefined)
+        void worker.terminate()
+        resolve(null)
+      }
+      const ready = (message: WriterReady | WriteReply): void => {
+        if (!('ready' in message)) return
+        worker.off('error', failed).off('exit', failed).off('message', ready)
+        resolve(new FileWriter(worker))
+      }
+      worker.on('message', ready).once('error', failed).once('exit', failed)
+    })
+  }
+
+  private constructor(worker: Worker) {
+    this.#worker = worker
     this.#worker.on('message', (reply: WriteReply) => this.#answer(reply))
-    this.#worker.on('error', (error) => this.#failAll(error))
+    this.#worker.on('error', (error) => this.#fail(error))
     this.#worker.on('exit', (code) => {
-      if (!this.#closed) this.#failAll(new Error(`The file-writing thread stopped (exit code ${code}).`))
+      if (!this.#closed) this.#fail(new Error(`The file-writing thread stopped (exit code ${code}).`))
     })
   }
 
@@ -80,9 +114,11 @@ export class FileWriter {
    * Creates and writes `files` in order; resolves once all are made, with the buffers that held their bytes
    * (moved to the thread with the call, and back, to be filled again), or rejects with the file-system error
    * of the first that failed (as `fs.promises` would throw it: `code`, `syscall`, `path`), the ones before
-   * it made and none after it. Call it through `createFilesOn` (mutations.ts).
+   * it made and none after it; at once when the thread has failed or stopped. Call it through
+   * `createFilesOn` (mutations.ts).
    */
   write(files: readonly NewFile[]): Promise<ArrayBuffer[]> {
+    if (this.#dead !== null) return Promise.reject(this.#dead)
     const id = this.#id++
     // The bytes are moved, not copied, when they are views of one buffer the caller gives up.
     const buffers = [...new Set(files.map((file) => file.bytes.buffer))].filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer)
@@ -92,14 +128,15 @@ export class FileWriter {
     })
   }
 
-  /** Stops the thread once what it was given is settled; a batch still out is rejected. */
+  /** Stops the thread; a batch still out is rejected. Safe to call twice. */
   async close(): Promise<void> {
     this.#closed = true
-    this.#failAll(new Error('The file-writing thread was stopped.'))
+    this.#fail(new Error('The file-writing thread was stopped.'))
     await this.#worker.terminate()
   }
 
-  #answer({id, failure, buffers}: WriteReply): void {
+  #answer(reply: WriteReply): void {
+    const {id, failure, buffers} = reply
     const waiting = this.#waiting.get(id)
     if (waiting === undefined) return
     this.#waiting.delete(id)
@@ -111,7 +148,9 @@ export class FileWriter {
     waiting.reject(Object.assign(new Error(message), code === null ? {} : {code}, errno === null ? {} : {errno}, syscall === null ? {} : {syscall}, path === null ? {} : {path}))
   }
 
-  #failAll(error: Error): void {
+  /** Rejects every batch out, and every later one. */
+  #fail(error: Error): void {
+    this.#dead ??= error
     const waiting = [...this.#waiting.values()]
     this.#waiting.clear()
     for (const {reject} of waiting) reject(error)

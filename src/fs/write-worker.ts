@@ -5,7 +5,7 @@
  */
 import {closeSync, fchmodSync, openSync, writeSync} from 'node:fs'
 import {parentPort, workerData} from 'node:worker_threads'
-import type {NewFile, WriteReply, WriteRequest, WriterFlags} from './file-writer.js'
+import type {NewFile, WriteReply, WriteRequest, WriterFlags, WriterReady} from './file-writer.js'
 
 const {create} = workerData as WriterFlags
 
@@ -16,6 +16,9 @@ parentPort?.on('message', ({id, files}: WriteRequest) => {
   const buffers = [...new Set(files.map((file) => file.bytes.buffer))].filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer)
   parentPort!.postMessage({id, failure, buffers} satisfies WriteReply, buffers)
 })
+
+// Loaded: batches may come.
+parentPort?.postMessage({ready: true} satisfies WriterReady)
 
 function writeFiles(files: readonly NewFile[]): WriteReply['failure'] {
   for (const [position, file] of files.entries()) {

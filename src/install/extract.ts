@@ -129,18 +129,23 @@ export async function extractArchive(archive: StrictArchive, root: string, optio
     return isSmallEntry(entry) && entry.uncompressedSize <= threadFileMaxBytes && options.preloaded?.get(entry.name) === undefined
   })
   const onThread = worthFileWriter(small.length) ? new Set(small) : new Set<number>()
-  await forEachConcurrently(
-    order.filter((index) => !onThread.has(index)),
-    options.concurrency ?? 4,
-    async (index) => {
+  const writeOneByOne = (indices: readonly number[]) =>
+    forEachConcurrently(indices, options.concurrency ?? 4, async (index) => {
       throwIfCancelled(options.signal)
       const {entry, file} = destinations[index] as {entry: ArchiveEntry; file: string}
       digests.set(entry.name, await writeEntry(archive, entry, file, modeOf(entry), options.preloaded?.get(entry.name), progress))
-    },
-  )
-  if (onThread.size > 0) {
+    })
+  // The thread starts while the others are written.
+  const starting = onThread.size > 0 ? FileWriter.start({create: createFlags}) : null
+  try {
+    await writeOneByOne(order.filter((index) => !onThread.has(index)))
+    const writer = await starting
     const targets = [...onThread].map((index) => destinations[index] as {entry: ArchiveEntry; file: string})
-    await writeSmallOnThread(archive, targets, {modeOf, digests, progress, signal: options.signal})
+    // A thread that could not be started (no descriptor or memory left for it) leaves them to be written here.
+    if (writer === null) await writeOneByOne([...onThread])
+    else await writeSmallOnThread(writer, archive, targets, {modeOf, digests, progress, signal: options.signal})
+  } finally {
+    await (await starting)?.close()
   }
 
   // Durability is paid once for the whole version: every file and directory is flushed together, after
@@ -170,20 +175,23 @@ interface ReadEntry {
 }
 
 /**
- * Writes small entries on a {@link FileWriter}: the main thread reads, inflates and hashes each (as
+ * Writes small entries on `writer`'s thread: the main thread reads, inflates and hashes each (as
  * `writeEntry` does), gathers them in batches and hands each to the thread, which creates and writes the
  * files while the next batch is read. The bytes travel in a few buffers that go back and forth. After a
- * failure no batch is handed over any more; once those out are settled and the thread is stopped, the
- * first failure is thrown (as `forEachConcurrently` does).
+ * failure no batch is handed over any more; once those out are settled, the failure of the earliest entry
+ * is thrown, as writing one file after another would meet it: a write's (or the progress hook's) in a
+ * batch handed over, else the read's that stopped the reading (what was read before it is handed over
+ * first). A cancellation stops at once.
  */
 async function writeSmallOnThread(
+  writer: FileWriter,
   archive: StrictArchive,
   targets: ReadonlyArray<{entry: ArchiveEntry; file: string}>,
   {modeOf, digests, progress, signal}: {modeOf: (entry: ArchiveEntry) => number; digests: Map<string, EntryDigest>; progress: EntryProgress; signal: AbortSignal | undefined},
 ): Promise<void> {
-  const writer = new FileWriter({create: createFlags})
   const spare: ArrayBuffer[] = []
   const inFlight: Array<Promise<void>> = []
+  // Batches settle in the order they were handed over: the first failure recorded is the earliest entry's.
   let failure: {error: unknown} | null = null
   const handOver = async (batch: readonly ReadEntry[]): Promise<void> => {
     const bytes = new Uint8Array(spare.pop() ?? new ArrayBuffer(batchBytesMax))
@@ -194,48 +202,53 @@ async function writeSmallOnThread(
       return {file, mode: modeOf(entry), bytes: bytes.subarray(offset - data.byteLength, offset)}
     })
     const {written} = await createFilesOn(writer, files)
+    const reported = written.then(async (buffers) => {
+      spare.push(...buffers)
+      for (const {entry, data, digest} of batch) {
+        digests.set(entry.name, digest)
+        await progress(entry.name, data.byteLength, false)
+        await progress(entry.name, 0, true)
+      }
+    })
     inFlight.push(
-      written.then(
-        async (buffers) => {
-          spare.push(...buffers)
-          for (const {entry, data, digest} of batch) {
-            digests.set(entry.name, digest)
-            await progress(entry.name, data.byteLength, false)
-            await progress(entry.name, 0, true)
-          }
-        },
-        (error: unknown) => {
-          failure ??= {error}
-        },
-      ),
+      reported.catch((error: unknown) => {
+        failure ??= {error}
+      }),
     )
     while (inFlight.length >= batchesInFlight) await inFlight.shift()
   }
+  let readFailure: {error: unknown} | null = null
   try {
     let batch: ReadEntry[] = []
     let batchBytes = 0
     for (const {entry, file} of targets) {
       if (failure !== null) break
       throwIfCancelled(signal)
-      const {data, digest} = await archive.readSmall(entry)
-      if (batch.length === batchFilesMax || batchBytes + data.byteLength > batchBytesMax) {
+      let read: {data: Buffer; digest: EntryDigest}
+      try {
+        read = await archive.readSmall(entry)
+      } catch (error) {
+        readFailure = {error}
+        break
+      }
+      if (batch.length === batchFilesMax || batchBytes + read.data.byteLength > batchBytesMax) {
         await handOver(batch)
         batch = []
         batchBytes = 0
       }
-      batch.push({entry, file, data, digest})
-      batchBytes += data.byteLength
+      batch.push({entry, file, ...read})
+      batchBytes += read.data.byteLength
     }
     if (failure === null && batch.length > 0) {
       throwIfCancelled(signal)
       await handOver(batch)
     }
   } finally {
-    // Nothing is written any more once this returns or throws: the batches out settle, the thread stops.
-    await Promise.allSettled(inFlight)
-    await writer.close()
+    // Nothing is written any more once this returns or throws: the batches out settle.
+    await Promise.all(inFlight)
   }
-  if (failure !== null) throw (failure as {error: unknown}).error
+  const first = failure ?? readFailure
+  if (first !== null) throw (first as {error: unknown}).error
 }
 
 /** Reports bytes written to an entry; `finished` once the entry is complete (flushed later, with all the others). */

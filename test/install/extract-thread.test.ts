@@ -4,11 +4,11 @@ import {lstat, readdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {afterEach, describe, it} from 'node:test'
 
-import {fileWriterUse} from '../../src/fs/file-writer.js'
+import {FileWriter, fileWriterUse} from '../../src/fs/file-writer.js'
 import {setMutationHook, type Mutation} from '../../src/fs/mutations.js'
 import {install} from '../../src/install/install.js'
 import type {InstallOptions} from '../../src/install/types.js'
-import {snapshotTree} from './helpers/artifacts.js'
+import {patchDeclaredSize, snapshotTree} from './helpers/artifacts.js'
 import {inWorkspace, installError, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
 
 // Invariant: a version is written the same whether its small files go through the file-writing thread or
@@ -34,6 +34,7 @@ async function treeWithModes(root: string): Promise<Array<[string, string]>> {
 
 afterEach(() => {
   fileWriterUse.when = 'auto'
+  delete fileWriterUse.module
   setMutationHook(null)
 })
 
@@ -95,4 +96,59 @@ describe('extraction of many small files on the file-writing thread', () => {
       assert.deepEqual((await readdir(path.join(ws.dataRoot, 'plugins'))).filter((name) => name !== '_staging'), [])
     })
   })
+
+  for (const when of ['always', 'never'] as const) {
+    it(`ends with the error of a progress hook that throws, whichever batch it meets (${when === 'always' ? 'on the thread' : 'one at a time'})`, async () => {
+      fileWriterUse.when = when
+      await inWorkspace(async (ws) => {
+        // Without files[] nothing after the extraction would notice an entry left unwritten.
+        const artifact = await ws.artifact('many', {id, payload, files: 'none'})
+        for (const at of [5, 262, 301]) {
+          let events = 0
+          const stop = new Error(`the host stops at event ${at}`)
+          const onProgress = () => {
+            if (++events === at) throw stop
+          }
+          await assert.rejects(install(artifact, options(ws, {onProgress})), (error) => error === stop || (error as Error).cause === stop)
+          assert.deepEqual(await versionsOf(ws.dataRoot, id), [])
+          assert.deepEqual(await stagingEntries(ws.dataRoot), [])
+        }
+      })
+    })
+  }
+
+  it('writes the files itself when the thread cannot be started, the same tree', async () => {
+    fileWriterUse.when = 'always'
+    fileWriterUse.module = new URL('./no-such-write-worker.js', import.meta.url)
+    assert.equal(await FileWriter.start({create: 0}), null)
+    await inWorkspace(async (ws) => {
+      await install(await ws.artifact('many', {id, payload}), options(ws))
+      assert.equal((await treeWithModes(version(ws))).length, 300 + 2 + 1 + 11)
+    })
+  })
+
+  it('refuses every batch at once once the thread has stopped, never waiting for it', async () => {
+    const writer = await FileWriter.start({create: 0})
+    assert.notEqual(writer, null)
+    await writer!.close()
+    await assert.rejects(writer!.write([{file: path.join(path.sep, 'nowhere', 'x'), mode: 0o644, bytes: new Uint8Array(1)}]), /thread was stopped/)
+  })
+
+  for (const when of ['always', 'never'] as const) {
+    it(`reports the failure of the earliest entry when a later one cannot be read either (${when === 'always' ? 'on the thread' : 'one at a time'})`, async () => {
+      fileWriterUse.when = when
+      await inWorkspace(async (ws) => {
+        const artifact = await ws.artifact('many', {id, payload, files: 'none'})
+        // Small entries are written in archive order: the first one meets a file already there, the 70th
+        // (read while the first batch is still being written) lies about its size.
+        const small = Object.keys(payload).filter((name) => name.startsWith('lib/') || name.startsWith('runtimes/')).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+        await patchDeclaredSize(artifact, small[70]!, Buffer.byteLength(payload[small[70]!] as string) + 1)
+        setMutationHook(async (mutation: Mutation) => {
+          if (mutation.kind === 'create' && mutation.path.endsWith(small[0]!.split('/').join(path.sep))) await writeFile(mutation.path, 'already here')
+        })
+        await assert.rejects(install(artifact, options(ws)), installError('io-error', {errno: 'EEXIST', syscall: 'open'}))
+        assert.deepEqual(await stagingEntries(ws.dataRoot), [])
+      })
+    })
+  }
 })
