@@ -1,4 +1,4 @@
-import {Worker} from 'node:worker_threads'
+import type {Worker} from 'node:worker_threads'
 
 /**
  * A thread that creates new files and writes their bytes (see `write-worker.ts`), for a caller that makes
@@ -78,7 +78,9 @@ export class FileWriter {
    * Starts a thread and resolves once it takes batches, or with null when it cannot be started (a process
    * out of descriptors or memory, a module that cannot be loaded): the caller then writes the files itself.
    */
-  static start(flags: WriterFlags): Promise<FileWriter | null> {
+  static async start(flags: WriterFlags): Promise<FileWriter | null> {
+    // Loaded here, not with this module: Node's worker threads cost every install a few milliseconds to load.
+    const {Worker} = await import('node:worker_threads')
     return new Promise((resolve) => {
       let worker: Worker
       try {
