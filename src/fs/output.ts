@@ -1,4 +1,4 @@
-import {statSync, type Stats} from 'node:fs'
+import {statSync} from 'node:fs'
 import {lstat, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {SvcPluginError} from '../errors.js'
@@ -56,9 +56,8 @@ const linkOnTheWay = 'link-on-the-way'
 const lockUnusable = 'lock-unusable'
 
 /** The `write-failed` refusal of `target`, whose lock `lock` is never a lock (see {@link lockUnusable}). */
-export function unusableLockOf(target: string, lock: string, info: Stats): OutputError {
-  const what = info.isSymbolicLink() ? 'a symbolic link' : 'a FIFO, a socket or a device'
-  return writeFailed(target, systemError(lockUnusable, lock, what))
+export function unusableLockOf(target: string, lock: string): OutputError {
+  return writeFailed(target, systemError(lockUnusable, lock, 'never a lock'))
 }
 
 /** The system's reason a write failed, in words a user can act on. */

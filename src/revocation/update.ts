@@ -1,4 +1,3 @@
-import type {Stats} from 'node:fs'
 import type {ArchiveLimits} from '../archive/types.js'
 import {isSvcPluginError} from '../errors.js'
 import {withLock} from '../fs/lock.js'
@@ -108,7 +107,7 @@ export async function revokeInFile(options: RevokeInFileOptions): Promise<Revoke
     const lockOptions = {
       timeoutMs: options.lockTimeoutMs ?? 60_000,
       ensureDirectory: () => listFolderAgain(outputs, options.listFile),
-      unusable: (info: Stats) => unusableLockOf(options.listFile, lock, info),
+      unusable: () => unusableLockOf(options.listFile, lock),
     }
     return withLock(lock, lockOptions, update).catch((error: unknown) => {
       throw isSystemError(error) ? writeFailed(options.listFile, error) : error

@@ -127,11 +127,20 @@ describe('extraction of many small files on the file-writing thread', () => {
     })
   })
 
-  it('refuses every batch at once once the thread has stopped, never waiting for it', async () => {
-    const writer = await FileWriter.start({create: 0})
-    assert.notEqual(writer, null)
-    await writer!.close()
-    await assert.rejects(writer!.write([{file: path.join(path.sep, 'nowhere', 'x'), mode: 0o644, bytes: new Uint8Array(1)}]), /thread was stopped/)
+  it('refuses every batch at once once the thread has died or been stopped, never waiting for it', {timeout: 10_000}, async () => {
+    const batch = [{file: path.join(path.sep, 'nowhere', 'x'), mode: 0o644, bytes: new Uint8Array(1)}]
+    // A thread that takes batches, then dies on its own.
+    fileWriterUse.module = new URL(`data:text/javascript,${encodeURIComponent("import {parentPort} from 'node:worker_threads'; parentPort.postMessage({ready: true}); setTimeout(() => process.exit(3), 20)")}`)
+    const dying = await FileWriter.start({create: 0})
+    assert.notEqual(dying, null)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await assert.rejects(dying!.write(batch), /thread stopped \(exit code 3\)/)
+    await dying!.close()
+    delete fileWriterUse.module
+    const stopped = await FileWriter.start({create: 0})
+    assert.notEqual(stopped, null)
+    await stopped!.close()
+    await assert.rejects(stopped!.write(batch), /thread was stopped/)
   })
 
   for (const when of ['always', 'never'] as const) {
