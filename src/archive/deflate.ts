@@ -1,5 +1,6 @@
 import {isUtf8} from 'node:buffer'
 import zlib from 'node:zlib'
+import {deflateRawOnce} from './zlib-once.js'
 
 /**
  * Raw deflate for archive entries, one fixed-size chunk at a time so that the chunks of one entry
@@ -70,6 +71,7 @@ const inlineDeflateMaxBytes = 16 * 1024
  * deflated on the calling thread before this returns, a larger one on the thread pool.
  */
 export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boolean): Buffer[] | Promise<Buffer[]> {
+  if (deflatesAtOnce(chunk.length) && dictionary === null && last) return [deflateWhole(chunk)]
   const options = deflateOptions(chunk.length, dictionary, last)
   if (deflatesAtOnce(chunk.length)) return [zlib.deflateRawSync(chunk, options)]
   return new Promise((resolve, reject) => {
@@ -87,7 +89,7 @@ export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boo
  * `deflateChunk(bytes, null, true)` gives, for a thread of its own (an encoding worker).
  */
 export function deflateWhole(bytes: Buffer): Buffer {
-  return zlib.deflateRawSync(bytes, deflateOptions(bytes.length, null, true))
+  return deflateRawOnce(bytes, {level: deflateLevel, memLevel, windowBits: windowBitsFor(bytes.length)}, outputBound(bytes.length))
 }
 
 function deflateOptions(length: number, dictionary: Buffer | null, last: boolean): zlib.ZlibOptions {

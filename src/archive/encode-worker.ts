@@ -6,12 +6,13 @@
 import {parentPort} from 'node:worker_threads'
 import {outputBound} from './deflate.js'
 import {encodeWholeFile, type FileToEncode} from './entry-encoder.js'
-import {noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
+import {filesOfRequest, noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
 
-parentPort?.on('message', ({id, files}: BatchRequest) => {
+parentPort?.on('message', (request: BatchRequest) => {
+  const {id} = request
   let reply: BatchReply
   try {
-    reply = encodeBatch(id, files)
+    reply = encodeBatch(id, filesOfRequest(request))
   } catch (error) {
     reply = {id, failure: error instanceof Error ? error.message : String(error)}
   }
@@ -43,7 +44,7 @@ function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
     const file = encodeWholeFile(request, scratch)
     if (!file.ok) {
       failures.push({position, code: file.code, message: file.message, details: file.details})
-      sha256.push('')
+      sha256.push(noDigest)
       return
     }
     const data = place(file.data)
@@ -51,5 +52,8 @@ function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
     slots.set([1, file.crc32, file.method, data, file.data.length, bytes, file.bytes?.length ?? 0], position * slotWords)
     sha256.push(file.sha256)
   })
-  return {id, buffer, slots, sha256, failures}
+  return {id, buffer, slots, sha256: sha256.join(''), failures}
 }
+
+/** The digest of a file that could not be read, in its place among the others (never read). */
+const noDigest = '0'.repeat(64)

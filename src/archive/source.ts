@@ -209,7 +209,9 @@ class FileReader implements ImmediateSourceReader {
   read(target: Buffer, length: number): Buffer {
     const fd = this.#fd
     if (fd === null) throw new Error(`${this.path} is closed.`)
-    // The last read asks for one byte more: a file that grew is caught by the same call.
+    // The last read asks for one byte more: a file that grew is caught by the same call, and one that gives
+    // exactly its size to that call has ended (a read of a regular file stops short only at its end), so a
+    // small file costs one read, not a second one that finds nothing.
     const last = this.#position + length === this.size
     const wanted = last ? length + 1 : length
     if (target.length < wanted) throw new RangeError(`A read of ${wanted} bytes needs a larger buffer than ${target.length} bytes.`)
@@ -218,6 +220,7 @@ class FileReader implements ImmediateSourceReader {
       const bytes = this.#call(() => readSync(fd, target, filled, wanted - filled, this.#position + filled))
       if (bytes === 0) break
       filled += bytes
+      if (last && filled === length) break
     }
     if (filled !== length) throw sizeChanged(this.name, this.size, this.#position + filled)
     this.#position += length

@@ -10,11 +10,13 @@ import zlib from 'node:zlib'
  *
  * Deflate is not reused this way: a reset deflater may read bytes an earlier job left past the end of the
  * input while it looks for matches, so its output can depend on that job (seen with a run of one byte
- * after a longer run of it): every deflate starts from a new stream.
+ * after a longer run of it): every deflate gets a new native stream ({@link deflateRawOnce}), without the
+ * stream object around it that `zlib.deflateRawSync` builds (for 512 bytes of text, that object cost
+ * about as much as the deflate).
  *
- * The reuse goes through the stream's native handle, which Node does not document. When the running Node
- * does not have it, each call falls back to the documented one-shot functions, slower and with the same
- * results (a test compares both on random and damaged input).
+ * Both go through a stream's native handle, which Node does not document. When the running Node does not
+ * have it, each call falls back to the documented one-shot functions, slower and with the same results (a
+ * test compares both on random and damaged input).
  */
 
 /** The native side of a Node zlib stream, as far as the one-shot calls use it. */
@@ -148,3 +150,67 @@ function inflateRawPublic(input: Uint8Array, limit: number): Inflated {
     throw new ZlibFailure(message, code ?? 'Z_DATA_ERROR')
   }
 }
+
+/** The native stream class behind Node's zlib streams, with what {@link deflateRawOnce} calls on it; null when the running Node has none. */
+interface NativeDeflate extends NativeHandle {
+  init(windowBits: number, level: number, memLevel: number, strategy: number, state: Uint32Array, processCallback: () => void, dictionary: undefined): void
+}
+type NativeDeflateClass = new (mode: number) => NativeDeflate
+
+let nativeDeflate: NativeDeflateClass | null | undefined
+
+function nativeDeflateClass(): NativeDeflateClass | null {
+  if (nativeDeflate !== undefined) return nativeDeflate
+  const template = zlib.createDeflateRaw()
+  const handle = (template as unknown as {_handle?: Partial<NativeDeflate>})._handle
+  const usable = nativeOf(template) !== null && typeof handle?.init === 'function' && typeof handle.constructor === 'function'
+  nativeDeflate = usable ? (handle!.constructor as NativeDeflateClass) : null
+  template.close()
+  return nativeDeflate
+}
+
+/** Settings of {@link deflateRawOnce}, as zlib takes them. */
+export interface DeflateSettings {
+  /** 1 to 9. Not 0: zlib cuts stored blocks to the output room it is given, so they would depend on `room`. */
+  level: number
+  memLevel: number
+  windowBits: number
+}
+
+// Where each native stream reports what is left after a write: [output room, input].
+const deflateState = new Uint32Array(2)
+
+/**
+ * Raw deflate of all of `input` in one go, finished (Z_FINISH, no dictionary), on a new native stream:
+ * the bytes `zlib.deflateRawSync(input, settings)` gives (a test holds them to it). `room` is the output
+ * expected at most (more is taken as needed).
+ */
+export function deflateRawOnce(input: Uint8Array, settings: DeflateSettings, room: number): Buffer {
+  if (!(settings.level >= 1 && settings.level <= 9)) throw new RangeError(`deflateRawOnce takes levels 1 to 9, not ${settings.level}.`)
+  const Native = nativeDeflateClass()
+  if (Native === null) return zlib.deflateRawSync(input, {...settings, chunkSize: Math.max(room, zlib.constants.Z_MIN_CHUNK)})
+  const handle = new Native(zlib.constants.DEFLATERAW)
+  let failure: ZlibFailure | null = null
+  handle.onerror = (message, errno, code) => {
+    failure = new ZlibFailure(message, code ?? String(errno))
+  }
+  try {
+    handle.init(settings.windowBits, settings.level, settings.memLevel, zlib.constants.Z_DEFAULT_STRATEGY, deflateState, noCallback, undefined)
+    const parts: Buffer[] = []
+    let inputLeft = input.length
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(Math.max(room, 64))
+      handle.writeSync(zlib.constants.Z_FINISH, input, input.length - inputLeft, inputLeft, buffer, 0, buffer.length)
+      if (failure !== null) throw failure
+      const roomLeft = deflateState[0]!
+      inputLeft = deflateState[1]!
+      parts.push(buffer.subarray(0, buffer.length - roomLeft))
+      // Room left means zlib finished the stream.
+      if (roomLeft > 0) return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+    }
+  } finally {
+    handle.close()
+  }
+}
+
+function noCallback(): void {}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 import zlib from 'node:zlib'
 import fc from 'fast-check'
-import {ZlibFailure, inflateRawOnce} from '../../src/archive/zlib-once.js'
+import {ZlibFailure, deflateRawOnce, inflateRawOnce} from '../../src/archive/zlib-once.js'
 
 /** Bytes of every kind deflate meets: runs, text-like repeats, random. */
 const bytes = fc.oneof(
@@ -75,5 +75,32 @@ describe('one-shot inflate through a reused stream', () => {
     const result = inflateRawOnce(zlib.deflateRawSync(text), text.length)
     assert.deepEqual(result.data, text)
     assert.equal(result.overflow, false)
+  })
+})
+
+describe('one-shot deflate on a new native stream', () => {
+  it('gives the bytes zlib.deflateRawSync gives, whatever the settings, and whatever output room it starts with', () => {
+    const settings = fc.record({level: fc.integer({min: 1, max: 9}), memLevel: fc.integer({min: 1, max: 9}), windowBits: fc.integer({min: 9, max: 15})})
+    fc.assert(
+      fc.property(bytes, settings, fc.nat({max: 70_000}), (input, chosen, room) => {
+        assert.deepEqual(deflateRawOnce(input, chosen, room), zlib.deflateRawSync(input, chosen))
+      }),
+      {numRuns: 300},
+    )
+  })
+
+  it('refuses level 0, whose stored blocks would depend on the output room', () => {
+    assert.throws(() => deflateRawOnce(Buffer.alloc(10), {level: 0, memLevel: 9, windowBits: 15}, 64), RangeError)
+  })
+
+  it('does not carry one input into the next: a run of one byte after a longer run of it deflates as on its own', () => {
+    const settings = {level: 6, memLevel: 9, windowBits: 15}
+    const long = Buffer.alloc(60_000, 0x61)
+    const short = Buffer.alloc(300, 0x61)
+    const alone = zlib.deflateRawSync(short, settings)
+    for (let round = 0; round < 3; round++) {
+      assert.deepEqual(deflateRawOnce(long, settings, 1024), zlib.deflateRawSync(long, settings))
+      assert.deepEqual(deflateRawOnce(short, settings, 64), alone)
+    }
   })
 })
