@@ -137,10 +137,13 @@ export class EncodeWorkers {
   #next = 0
   #id = 0
   #closed = false
+  /** Why the pool can encode no more: a worker failed or stopped, or the pool was closed. */
+  #failure: Error | null = null
 
-  constructor(count = Math.max(1, Math.min(4, availableParallelism()))) {
+  /** `module` is the worker's, but for tests. */
+  constructor(count = Math.max(1, Math.min(4, availableParallelism())), module: URL = workerModule) {
     this.#workers = Array.from({length: count}, () => {
-      const worker = new Worker(workerModule, {resourceLimits: {maxYoungGenerationSizeMb: 4}})
+      const worker = new Worker(module, {resourceLimits: {maxYoungGenerationSizeMb: 4}})
       worker.on('message', (reply: BatchReply) => this.#answer(reply))
       worker.on('error', (error) => this.#failAll(error))
       worker.on('exit', (code) => {
@@ -157,6 +160,8 @@ export class EncodeWorkers {
 
   /** Encodes `files` on the next worker; the promise settles with their results (see {@link encodedFileAt}). */
   encode(files: FileToEncode[]): Promise<EncodedBatch> {
+    // A batch posted to a worker that stopped would never be answered.
+    if (this.#failure !== null) return Promise.reject(this.#failure)
     const id = this.#id++
     const worker = this.#workers[this.#next]!
     this.#next = (this.#next + 1) % this.#workers.length
@@ -185,6 +190,7 @@ export class EncodeWorkers {
   }
 
   #failAll(error: Error): void {
+    this.#failure ??= error
     const waiting = [...this.#waiting.values()]
     this.#waiting.clear()
     for (const {reject} of waiting) reject(error)

@@ -5,7 +5,7 @@ import {readdir, readFile, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import type {ArchiveError} from '../../src/archive/errors.js'
-import {encodesInWorker, workerFileMaxBytes, workerFileMinBytes, workerUse} from '../../src/archive/encode-workers.js'
+import {EncodeWorkers, encodesInWorker, workerFileMaxBytes, workerFileMinBytes, workerUse} from '../../src/archive/encode-workers.js'
 import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
 import {pack} from '../../src/pack/pack.js'
 import {copyExample} from '../pack/support.js'
@@ -103,5 +103,19 @@ describe('encoding workers', () => {
     const alone = await refusal('never')
     assert.equal(alone.code, 'secret-detected')
     assert.deepEqual(await refusal('always'), alone)
+  })
+})
+
+describe('a pool of encoding workers', () => {
+  it('refuses every batch at once after a worker stopped: one posted to it would never be answered', async () => {
+    const dying = new URL(`data:text/javascript,${encodeURIComponent("import {parentPort} from 'node:worker_threads'; parentPort.on('message', () => process.exit(3))")}`)
+    const workers = new EncodeWorkers(1, dying)
+    try {
+      const file = {name: 'a.txt', path: '/nonexistent/a.txt', size: 1, store: false, wantBytes: false}
+      await assert.rejects(workers.encode([file]), /An encoding worker stopped \(exit code 3\)/)
+      await assert.rejects(workers.encode([file]), /An encoding worker stopped \(exit code 3\)/)
+    } finally {
+      await workers.close()
+    }
   })
 })
