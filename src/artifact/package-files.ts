@@ -25,35 +25,42 @@ export type PackageFileDecision = 'packed' | 'never-packed' | 'ignored' | 'syste
 export type PackageFileRule = (relativePath: string) => PackageFileDecision
 
 // Names the Finder, Explorer and the macOS archiver leave in folders; no plugin needs them.
+// Tested on the path as a whole (a walk asks once per entry of a tree of thousands): the names above as its
+// last segment, the folders as any segment before it.
 const systemFileNames = new Set(['.ds_store', 'thumbs.db', 'ehthumbs.db', 'desktop.ini', '.localized'])
-const systemFolderNames = new Set(['__macosx', '.spotlight-v100', '.trashes', '.fseventsd'])
+const systemFolder = /(?:^|\/)(?:__macosx|\.spotlight-v100|\.trashes|\.fseventsd)\//i
+const gitFolder = /(?:^|\/)\.git(?:\/|$)/
+
+/** The last segment of a `/`-separated path (a folder's path ends in `/`: its segment is empty). */
+function lastSegment(relativePath: string): string {
+  return relativePath.slice(relativePath.lastIndexOf('/') + 1)
+}
 
 /** True for a file the operating system leaves behind in a folder (see {@link PackageFileDecision}). */
 export function isSystemFile(relativePath: string): boolean {
-  const segments = relativePath.split('/')
-  const name = segments.at(-1)!
-  return systemFileNames.has(name.toLowerCase()) || name.startsWith('._') || segments.slice(0, -1).some((segment) => systemFolderNames.has(segment.toLowerCase()))
+  const name = lastSegment(relativePath)
+  return systemFileNames.has(name.toLowerCase()) || name.startsWith('._') || systemFolder.test(relativePath)
 }
 
 /** True for a path that is never part of a package, whatever the ignore file says. */
 export function isNeverPacked(relativePath: string): boolean {
   if (relativePath === 'manifest.json' || relativePath === ignoreFileName) return true
-  const segments = relativePath.split('/')
-  if (segments.includes('.git')) return true
-  return segments.at(-1)!.toLowerCase().endsWith('.svcplugin')
+  if (gitFolder.test(relativePath)) return true
+  return lastSegment(relativePath).toLowerCase().endsWith('.svcplugin')
 }
 
 /** Reads `<root>/.svcpluginignore` (when there is one) and returns the rule for the folder's paths. */
 export async function readPackageFileRule(root: string): Promise<PackageFileRule> {
-  const ignored = ignore()
+  // Without an ignore file nothing is ignored: no need to ask the matcher about every path.
+  let ignored: ReturnType<typeof ignore> | null = null
   try {
-    ignored.add((await readInputFile(path.join(root, ignoreFileName))).bytes.toString('utf8'))
+    ignored = ignore().add((await readInputFile(path.join(root, ignoreFileName))).bytes.toString('utf8'))
   } catch (error) {
     if (!(error instanceof InputFileError && error.code === 'file-not-found')) throw error
   }
   return (relativePath) => {
     if (isNeverPacked(relativePath)) return 'never-packed'
-    if (ignored.ignores(relativePath)) return 'ignored'
+    if (ignored?.ignores(relativePath) === true) return 'ignored'
     if (isSystemFile(relativePath)) return 'system-file'
     return 'packed'
   }
