@@ -41,6 +41,18 @@ export function throwIfCancelled(signal: AbortSignal | undefined): void {
 }
 
 /**
+ * Between the steps of synchronous work (a walk that lists folders and takes statuses with synchronous
+ * calls): lets the event loop turn, so that what aborts `signal` (a timer, Ctrl-C) can run, then throws
+ * {@link CancelledError} when it did. Without a signal there is nothing to wait for.
+ */
+export async function cancellationPoint(signal: AbortSignal | undefined): Promise<void> {
+  throwIfCancelled(signal)
+  if (signal === undefined) return
+  await new Promise((resolve) => setImmediate(resolve))
+  throwIfCancelled(signal)
+}
+
+/**
  * Settles as `work` does, or rejects with {@link CancelledError} as soon as `signal` is aborted (at once
  * when it already is): for a wait whose work cannot itself be stopped and touches no disk (a batch of the
  * secret scan, a timer). `work` keeps running, and its failure is then ignored.

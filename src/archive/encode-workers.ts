@@ -25,6 +25,7 @@ export interface BatchRequest {
 
 const storeFlag = 1
 const wantBytesFlag = 2
+const exactPathFlag = 4
 
 /** The request for `files` (see {@link BatchRequest}). */
 export function batchRequest(id: number, files: readonly FileToEncode[]): BatchRequest {
@@ -33,7 +34,7 @@ export function batchRequest(id: number, files: readonly FileToEncode[]): BatchR
     names: files.map((file) => file.name).join('\0'),
     paths: files.map((file) => file.path).join('\0'),
     sizes: Uint32Array.from(files, (file) => file.size),
-    flags: Uint8Array.from(files, (file) => (file.store ? storeFlag : 0) | (file.wantBytes ? wantBytesFlag : 0)),
+    flags: Uint8Array.from(files, (file) => (file.store ? storeFlag : 0) | (file.wantBytes ? wantBytesFlag : 0) | (file.exactPath ? exactPathFlag : 0)),
   }
 }
 
@@ -41,9 +42,10 @@ export function batchRequest(id: number, files: readonly FileToEncode[]): BatchR
 export function filesOfRequest(request: BatchRequest): FileToEncode[] {
   const names = request.names.split('\0')
   const paths = request.paths.split('\0')
+  if (names.length !== request.sizes.length || paths.length !== request.sizes.length) throw new RangeError('A batch holds a name or a path with a NUL.')
   return Array.from(request.sizes, (size, position) => {
     const flags = request.flags[position]!
-    return {name: names[position]!, path: paths[position]!, size, store: (flags & storeFlag) !== 0, wantBytes: (flags & wantBytesFlag) !== 0}
+    return {name: names[position]!, path: paths[position]!, size, store: (flags & storeFlag) !== 0, wantBytes: (flags & wantBytesFlag) !== 0, exactPath: (flags & exactPathFlag) !== 0}
   })
 }
 
@@ -95,9 +97,12 @@ const workerFilesMin = 256
 export const workerFileMinBytes = 1
 export const workerFileMaxBytes = 64 * 1024
 
-/** True for a file an encoding worker takes (see {@link workerFileMaxBytes}). */
-export function encodesInWorker(source: {kind: string; size?: number}): boolean {
-  return source.kind === 'file' && source.size !== undefined && source.size >= workerFileMinBytes && source.size <= workerFileMaxBytes
+/**
+ * True for a file an encoding worker takes (see {@link workerFileMaxBytes}). A path holding a NUL, which no
+ * file has, stays on the main thread, which refuses it: a batch joins its paths with NULs.
+ */
+export function encodesInWorker(source: {kind: string; size?: number; path?: string}): boolean {
+  return source.kind === 'file' && source.size !== undefined && source.size >= workerFileMinBytes && source.size <= workerFileMaxBytes && source.path?.includes('\0') === false
 }
 
 /**

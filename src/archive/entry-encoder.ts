@@ -277,6 +277,8 @@ export interface FileToEncode {
   store: boolean
   /** Return the file's bytes too (its source has an `inspect` hook). */
   wantBytes: boolean
+  /** The source's `exactPath`: the file opened must be at `path` itself. */
+  exactPath: boolean
 }
 
 /**
@@ -289,7 +291,7 @@ export interface FileToEncode {
 export function encodeWholeFile(file: FileToEncode, scratch?: Buffer): EncodedFile {
   let bytes: Buffer
   try {
-    const reader = openImmediateSource(file.name, {kind: 'file', path: file.path, size: file.size})
+    const reader = openImmediateSource(file.name, {kind: 'file', path: file.path, size: file.size, exactPath: file.exactPath})
     try {
       bytes = reader.read(scratch ?? Buffer.allocUnsafe(file.size + 1), file.size)
       reader.finish()

@@ -165,7 +165,7 @@ class EntryPipeline {
     if (room !== undefined) await room
     const files = batch.map((entry): FileToEncode => {
       const source = entry.source as Extract<WriterSource, {kind: 'file'}>
-      return {name: entry.name, path: source.path, size: source.size, store: entry.store, wantBytes: source.inspect !== undefined}
+      return {name: entry.name, path: source.path, size: source.size, store: entry.store, wantBytes: source.inspect !== undefined, exactPath: source.exactPath === true}
     })
     const results = workers.encode(files)
     // Awaited in order later; a failure must not count as unhandled before then.

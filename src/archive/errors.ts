@@ -103,6 +103,7 @@ export type ArchiveErrorReason =
   | 'digest-changed'
   | 'source-missing'
   | 'source-not-regular'
+  | 'source-moved'
   | 'source-io'
 
 /** Machine-readable facts of an {@link ArchiveError}: always a reason, the entry name when one is to blame. */

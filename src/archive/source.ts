@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync, readlinkSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {isCancellation, throwIfCancelled} from '../cancellation.js'
 import {ArchiveError} from './errors.js'
@@ -13,9 +13,12 @@ export type WriterSource =
    * A regular file of `size` bytes (as the caller found it), read once. With `sha256` the bytes
    * must also have that digest; without, the writer reports the digest of what it wrote. With
    * `inspect`, a file that is read in one piece (at most 1 MiB, one deflate chunk) is shown to it
-   * whole, during that one read; the bytes are only valid during the call.
+   * whole, during that one read; the bytes are only valid during the call. With `exactPath`, `path` is the
+   * file's own path, free of links (as a walk from a folder's real path lists it), and the file opened must
+   * be there: one reached through a folder on the way that became a link meanwhile is `source-changed`
+   * (checked where the system tells an open file's path, as Linux does in `/proc/self/fd`).
    */
-  | {kind: 'file'; path: string; size: number; sha256?: string; inspect?: (bytes: Buffer) => void}
+  | {kind: 'file'; path: string; size: number; sha256?: string; inspect?: (bytes: Buffer) => void; exactPath?: boolean}
   /** Bytes from a stream the caller opens on demand (e.g. another archive's entry), held to the same size and, when given, digest. */
   | {kind: 'stream'; open: () => Readable | Promise<Readable>; size: number; sha256?: string}
   | CompressedSource
@@ -121,7 +124,7 @@ export function openImmediateSource(name: string, source: Exclude<WriterSource, 
     case 'buffer':
       return new BufferReader(name, source.data)
     case 'file':
-      return new FileReader(name, source.path, source.size)
+      return new FileReader(name, source.path, source.size, source.exactPath === true)
     default:
       throw new RangeError(`Entry ${quoteName(name)} has a source of unknown kind ${JSON.stringify((source as {kind: unknown}).kind)}.`)
   }
@@ -182,6 +185,24 @@ class BufferReader implements ImmediateSourceReader {
 // Refuse to follow a symlink swapped in since the file was listed, and never block opening a FIFO swapped in.
 const openFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
 
+/**
+ * The path the system gives for open file `fd`, or null where it gives none. On Linux `/proc/self/fd/<fd>`
+ * names the file the descriptor holds, every link on the way resolved: the one place that tells, with no
+ * race, which file an open reached.
+ */
+function openedPath(fd: number): string | null {
+  if (process.platform !== 'linux' || procFdMissing) return null
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`)
+  } catch {
+    // No /proc mounted (a container without it): nothing to compare, as on other systems.
+    procFdMissing = true
+    return null
+  }
+}
+
+let procFdMissing = false
+
 class FileReader implements ImmediateSourceReader {
   #fd: number | null
   #position = 0
@@ -192,12 +213,17 @@ class FileReader implements ImmediateSourceReader {
     private readonly name: string,
     private readonly path: string,
     private readonly size: number,
+    exactPath: boolean,
   ) {
     this.#fd = this.#call(() => openSync(path, openFlags))
     try {
       const stats = this.#call(() => fstatSync(this.#fd!))
       if (!stats.isFile()) {
         throw new ArchiveError('source-changed', `${path} (entry ${quoteName(name)}) is no longer a regular file.`, {reason: 'source-not-regular', entry: name, path})
+      }
+      const opened = exactPath ? openedPath(this.#fd!) : null
+      if (opened !== null && opened !== path) {
+        throw new ArchiveError('source-changed', `${path} (entry ${quoteName(name)}) was reached through a link: a folder on its way was replaced since it was listed.`, {reason: 'source-moved', entry: name, path})
       }
       if (stats.size !== size) throw sizeChanged(name, size, stats.size)
     } catch (error) {

@@ -133,6 +133,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
     kind: 'file' as const,
     path: file.absolutePath,
     size: file.size,
+    exactPath: true,
     ...(file.size <= maxScannedBytes ? {inspect: (bytes: Buffer) => void (scanner.add(file.name, bytes), scanned.add(file.name))} : {}),
   })
   const onHashed = (progress: HashProgress) => options.onProgress?.({phase: 'hash', ...progress})

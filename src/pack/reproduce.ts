@@ -96,7 +96,7 @@ export async function reproduce(source: string, artifact: string, options: Repro
 
 /** Every planned file read once and hashed, in archive order. */
 function hashPlanned(files: readonly PlannedFile[], signal: AbortSignal | undefined): Promise<HashedFile[]> {
-  const toHash = files.map((file) => ({name: file.name, source: {kind: 'file' as const, path: file.absolutePath, size: file.size}}))
+  const toHash = files.map((file) => ({name: file.name, source: {kind: 'file' as const, path: file.absolutePath, size: file.size, exactPath: true}}))
   return hashSourceFiles(toHash, signal === undefined ? {} : {signal})
 }
 

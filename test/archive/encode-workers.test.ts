@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readdir, readFile, rm, symlink, writeFile} from 'node:fs/promises'
+import {mkdtemp, readdir, readFile, realpath, rename, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import type {ArchiveError} from '../../src/archive/errors.js'
@@ -12,6 +12,9 @@ import {copyExample} from '../pack/support.js'
 import {fileEntries, makeTempDir, rejectionOf, writeTree} from './support.js'
 
 const KiB = 1024
+
+/** A new folder inside `parent`. */
+const mkdtempIn = (parent: string, prefix: string): Promise<string> => mkdtemp(path.join(parent, prefix))
 const MiB = 1024 * KiB
 
 /** Runs `work` with the encoding workers always (or never) used, then back to when they pay. */
@@ -91,6 +94,40 @@ describe('encoding workers', () => {
     })
   }
 
+  it('refuse a file reached through a folder that became a link since it was listed, as the main thread does (never the other file)', async () => {
+    const dir = await realpath(await mkdtempIn(temp.dir, 'moved-'))
+    await writeTree(dir, {'manifest.json': '{}', 'real/sub/a.txt': 'inside the plugin\n', 'elsewhere/a.txt': 'outside of it!!!!\n'})
+    const entries: WriterEntry[] = [
+      {name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'file', path: path.join(dir, 'manifest.json'), size: 2, exactPath: true}},
+      {name: 'sub/a.txt', mode: 0o644, store: false, source: {kind: 'file', path: path.join(dir, 'real', 'sub', 'a.txt'), size: 18, exactPath: true}},
+    ]
+    await rename(path.join(dir, 'real', 'sub'), path.join(dir, 'real', 'sub.before'))
+    await symlink(path.join(dir, 'elsewhere'), path.join(dir, 'real', 'sub'))
+    const refusal = async (when: 'always' | 'never') => {
+      const error = (await withWorkers(when, () => rejectionOf(writeArchive(path.join(dir, `out-${when}.zip`), entries)))) as ArchiveError
+      return {code: error.code, reason: error.details.reason, entry: error.details.entry}
+    }
+    const alone = await refusal('never')
+    assert.deepEqual(await refusal('always'), alone)
+    assert.deepEqual(alone, {code: 'source-changed', reason: 'source-moved', entry: 'sub/a.txt'})
+  })
+
+  it('refuse a path holding a NUL as the main thread does, never reading another file in its place (a batch joins paths with NULs)', async () => {
+    const dir = path.join(temp.dir, 'nul')
+    await writeTree(dir, {'manifest.json': '{}', 'B': 'the file before the NUL', 'C': 'the file after it'})
+    const entries: WriterEntry[] = [
+      {name: 'manifest.json', mode: 0o644, store: false, source: {kind: 'file', path: path.join(dir, 'manifest.json'), size: 2}},
+      {name: 'b.txt', mode: 0o644, store: false, source: {kind: 'file', path: `${path.join(dir, 'B')}\0${path.join(dir, 'C')}`, size: 23}},
+    ]
+    const refusal = async (when: 'always' | 'never') => {
+      const error = (await withWorkers(when, () => rejectionOf(writeArchive(path.join(dir, `out-${when}.zip`), entries)))) as ArchiveError
+      return {code: error.code, reason: error.details.reason, entry: error.details.entry}
+    }
+    const alone = await refusal('never')
+    assert.deepEqual(await refusal('always'), alone)
+    assert.deepEqual(alone, {code: 'unreadable', reason: 'source-io', entry: 'b.txt'})
+  })
+
   it('show every file to the secret scan: pack refuses the same secret with and without them', async () => {
     const dir = await copyExample(path.join(temp.dir, 'plugin'))
     // Both files are ones a worker takes: their bytes come back for the scan.
@@ -111,7 +148,7 @@ describe('a pool of encoding workers', () => {
     const dying = new URL(`data:text/javascript,${encodeURIComponent("import {parentPort} from 'node:worker_threads'; parentPort.on('message', () => process.exit(3))")}`)
     const workers = new EncodeWorkers(1, dying)
     try {
-      const file = {name: 'a.txt', path: '/nonexistent/a.txt', size: 1, store: false, wantBytes: false}
+      const file = {name: 'a.txt', path: '/nonexistent/a.txt', size: 1, store: false, wantBytes: false, exactPath: false}
       await assert.rejects(workers.encode([file]), /An encoding worker stopped \(exit code 3\)/)
       await assert.rejects(workers.encode([file]), /An encoding worker stopped \(exit code 3\)/)
     } finally {

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {chmod, mkdir, readdir, rm, symlink, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {after, afterEach, beforeEach, describe, it} from 'node:test'
+import {resolveLimits} from '../../src/archive/limits.js'
+import {judgeSourceTree} from '../../src/artifact/source-tree.js'
 import {PackError} from '../../src/pack/errors.js'
 import {pack} from '../../src/pack/pack.js'
 import {copyExample, editManifest, rejectionOf, scratch, writeTree} from './support.js'
@@ -67,6 +70,20 @@ describe('pack: what is collected from the source tree', () => {
       assert.equal(second.sha256, first.sha256)
     })
 
+    it('packs a folder given through a link to it as the folder itself, leaving out its output named through the link', async () => {
+      await mkdir(path.join(source, 'dist'))
+      const linked = path.join(work.dir, 'linked')
+      await symlink(source, linked)
+      const output = path.join(linked, 'dist', 'artifact.zip')
+      const first = await pack(linked, {output})
+      const second = await pack(linked, {output, force: true})
+      assert.ok(!second.files.some((file) => file.path.startsWith('dist/')), second.files.map((file) => file.path).join(', '))
+      assert.equal(second.sha256, first.sha256)
+      await unlink(output)
+      assert.equal((await pack(source, {output: path.join(work.dir, 'direct.zip')})).sha256, first.sha256)
+      await unlink(linked)
+    })
+
     it('applies .svcpluginignore (gitignore syntax: a directory pattern, a negation) and leaves the ignore file out', async () => {
       await writeTree(source, {
         '.svcpluginignore': '# build leftovers\nbuild/\n*.log\n!keep.log\n/root-only.tmp\n',
@@ -106,6 +123,43 @@ describe('pack: what is collected from the source tree', () => {
       await mkdir(path.join(source, 'pipes'))
       execFileSync('mkfifo', [path.join(source, 'pipes', 'fifo')])
       await expectRejected('pipes/fifo', 'special-file')
+    })
+
+    it('refuses a name that is not UTF-8 (it could not be opened by the name Node reads), unless the ignore file lists it', async () => {
+      await mkdir(path.join(source, 'raw'))
+      writeFileSync(Buffer.concat([Buffer.from(path.join(source, 'raw', 'bad')), Buffer.from([0xff]), Buffer.from('.txt')]), 'x')
+      // U+FFFD written in UTF-8 is a name like any other.
+      await writeTree(source, {'raw/own\uFFFD.txt': 'kept'})
+      await expectRejected('raw/bad\uFFFD.txt', 'invalid-utf8')
+      await writeTree(source, {'.svcpluginignore': 'raw/bad*.txt\n'})
+      assert.deepEqual((await packedPaths(source)).filter((name) => name.startsWith('raw/')), ['raw/own\uFFFD.txt'])
+    })
+
+    it('is unreadable, naming the folder, when a folder cannot be listed', async () => {
+      // A folder deeper than the longest path the system takes (made one level at a time, from inside).
+      const segment = 'd'.repeat(200)
+      const script = `import os\nos.mkdir('deep'); os.chdir('deep')\nfor _ in range(25): os.mkdir('${segment}'); os.chdir('${segment}')\nopen('file.txt', 'w').write('x')`
+      execFileSync('python3', ['-c', script], {cwd: source})
+      try {
+        const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'out.svcPlugin')}))
+        assert.equal(error.code, 'unreadable', String(error))
+        assert.equal(error.details.reason, 'source-io')
+        assert.match(String(error.details.path), new RegExp(`/deep/(${segment}/)+`))
+        assert.deepEqual((await readdir(work.dir)).sort(), ['source'])
+      } finally {
+        execFileSync('rm', ['-rf', path.join(source, 'deep')])
+      }
+    })
+
+    it('hears an abort while the walk goes on: the folders are listed one turn of the event loop at a time', async () => {
+      await writeTree(source, Object.fromEntries(Array.from({length: 300}, (_, index) => [`many/${index}/file.txt`, 'x'])))
+      const controller = new AbortController()
+      // Aborts after some turns of the event loop: by then the walk has started, and it lists 300 folders.
+      let turns = 0
+      const later = (): void => void (++turns < 60 ? setImmediate(later) : controller.abort())
+      setImmediate(later)
+      const error = await rejectionOf(judgeSourceTree(source, {limits: resolveLimits({}), signal: controller.signal}))
+      assert.equal(error.code, 'cancelled', String(error))
     })
 
     it('refuses a Windows device name (CON.txt)', async () => {
