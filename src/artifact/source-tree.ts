@@ -139,18 +139,17 @@ function statusOf(name: string, absolutePath: string): Stats {
 /**
  * Runs one call of the walk on `absolutePath` (`name` in the package): a failure is `source-changed` when the
  * folder or entry went away since it was listed (renamed, removed, replaced), `unreadable` otherwise (no
- * permission, a path too long, a failing disk), naming both.
+ * permission, a path too long, a failing disk). The message names the path once, with the system's code.
  */
 function walkCall<T>(name: string, absolutePath: string, call: () => T): T {
   try {
     return call()
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code
-    const message = error instanceof Error ? error.message : String(error)
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error))
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new ArchiveError('source-changed', `${absolutePath} (${name}) went away while the folder was read; read it again when nothing is changing it.`, {reason: 'source-missing', entry: name, path: absolutePath}, {cause: error})
+      throw new ArchiveError('source-changed', `${absolutePath} went away while the folder was read (${code}); try again when nothing is changing it.`, {reason: 'source-missing', entry: name, path: absolutePath}, {cause: error})
     }
-    throw new ArchiveError('unreadable', `${absolutePath} (${name}) cannot be read: ${message}`, {reason: 'source-io', entry: name, path: absolutePath}, {cause: error})
+    throw new ArchiveError('unreadable', `${absolutePath} cannot be read (${code}).`, {reason: 'source-io', entry: name, path: absolutePath}, {cause: error})
   }
 }
 
