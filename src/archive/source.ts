@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, openSync, readSync, readlinkSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {isCancellation, throwIfCancelled} from '../cancellation.js'
+import {openedElsewhere} from '../fs/opened-path.js'
 import {ArchiveError} from './errors.js'
 import {quoteName} from './path-policy.js'
 
@@ -185,24 +186,6 @@ class BufferReader implements ImmediateSourceReader {
 // Refuse to follow a symlink swapped in since the file was listed, and never block opening a FIFO swapped in.
 const openFlags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
 
-/**
- * The path the system gives for open file `fd`, or null where it gives none. On Linux `/proc/self/fd/<fd>`
- * names the file the descriptor holds, every link on the way resolved: the one place that tells, with no
- * race, which file an open reached.
- */
-function openedPath(fd: number): string | null {
-  if (process.platform !== 'linux' || procFdMissing) return null
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`)
-  } catch {
-    // No /proc mounted (a container without it): nothing to compare, as on other systems.
-    procFdMissing = true
-    return null
-  }
-}
-
-let procFdMissing = false
-
 class FileReader implements ImmediateSourceReader {
   #fd: number | null
   #position = 0
@@ -221,8 +204,7 @@ class FileReader implements ImmediateSourceReader {
       if (!stats.isFile()) {
         throw new ArchiveError('source-changed', `${path} (entry ${quoteName(name)}) is no longer a regular file.`, {reason: 'source-not-regular', entry: name, path})
       }
-      const opened = exactPath ? openedPath(this.#fd!) : null
-      if (opened !== null && opened !== path) {
+      if (exactPath && openedElsewhere(this.#fd!, path)) {
         throw new ArchiveError('source-changed', `${path} (entry ${quoteName(name)}) was reached through a link: a folder on its way was replaced since it was listed.`, {reason: 'source-moved', entry: name, path})
       }
       if (stats.size !== size) throw sizeChanged(name, size, stats.size)

@@ -21,7 +21,7 @@ export async function readFolderContent(dir: string, options: {digests: boolean;
   const readable = tree.files.filter((file) => file.size <= limits.maxEntryBytes)
   const files: Map<string, TreeFile> = await readFiles(
     readable.map((file) => ({name: file.name, absolute: file.absolutePath})),
-    {digests: options.digests, signal: options.signal, ...(scanner === null ? {} : {inspect: {maxBytes: maxScannedBytes, use: async (name: string, bytes: Buffer) => scanner.add(name, bytes)}})},
+    {digests: options.digests, signal: options.signal, exactPaths: true, ...(scanner === null ? {} : {inspect: {maxBytes: maxScannedBytes, use: async (name: string, bytes: Buffer) => scanner.add(name, bytes)}})},
   )
   // A file too large to be read is known by its size; the refusals say it is too large.
   for (const file of tree.files) if (!files.has(file.name)) files.set(file.name, {size: file.size})

@@ -1,8 +1,9 @@
 import {createHash} from 'node:crypto'
 import {constants} from 'node:fs'
-import {open, readdir, stat} from 'node:fs/promises'
+import {open, readdir, stat, type FileHandle} from 'node:fs/promises'
 import path from 'node:path'
 import {throwIfCancelled} from '../cancellation.js'
+import {openedElsewhere} from './opened-path.js'
 
 /** Size and, when asked for, SHA-256 of one file of a tree. */
 export interface TreeFile {
@@ -29,6 +30,11 @@ export interface ReadTreeOptions {
   inspect?: {maxBytes: number; use: (relativePath: string, bytes: Buffer) => Promise<void>}
   /** Cancels the reading: the next folder, file or chunk is not read (the `AbortError` of `src/cancellation.ts`). */
   signal?: AbortSignal | undefined
+  /**
+   * The paths given are the files' own, free of links ({@link readFiles}): a file reached through a folder
+   * replaced by a link since is refused (ELOOP), where the system tells (see `opened-path.ts`).
+   */
+  exactPaths?: boolean
 }
 
 /** Files read at once while digesting: enough to keep the disk and a core busy, few enough to bound memory. */
@@ -72,11 +78,11 @@ export async function readFiles(found: readonly {name: string; absolute: string}
       const file = found[next++]!
       const size = (await stat(file.absolute)).size
       if (options.inspect !== undefined && size <= options.inspect.maxBytes) {
-        const bytes = await readRegular(file.absolute)
+        const bytes = await readRegular(file.absolute, options.exactPaths === true)
         await options.inspect.use(file.name, bytes)
         sizes.set(file.name, options.digests ? {size: bytes.length, sha256: `sha256:${createHash('sha256').update(bytes).digest('hex')}`} : {size: bytes.length})
       } else {
-        sizes.set(file.name, options.digests ? await digestFile(file.absolute, signal) : {size})
+        sizes.set(file.name, options.digests ? await digestFile(file.absolute, signal, options.exactPaths === true) : {size})
       }
     }
   }
@@ -85,10 +91,9 @@ export async function readFiles(found: readonly {name: string; absolute: string}
 }
 
 /** The bytes of one regular file, read whole; a symbolic link that replaced it is not followed. */
-async function readRegular(file: string): Promise<Buffer> {
-  const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+async function readRegular(file: string, exactPath: boolean): Promise<Buffer> {
+  const handle = await openRegular(file, exactPath)
   try {
-    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is no longer a regular file.`), {code: 'EINVAL', path: file, syscall: 'open'})
     return await handle.readFile()
   } finally {
     await handle.close()
@@ -99,12 +104,11 @@ async function readRegular(file: string): Promise<Buffer> {
  * Size and SHA-256 of one file, streamed; a symbolic link that replaced it is not followed. Once `signal`
  * is aborted, the next chunk is not read.
  */
-export async function digestFile(file: string, signal?: AbortSignal): Promise<{size: number; sha256: string}> {
+export async function digestFile(file: string, signal?: AbortSignal, exactPath = false): Promise<{size: number; sha256: string}> {
   const hash = createHash('sha256')
   let size = 0
-  const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  const handle = await openRegular(file, exactPath)
   try {
-    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is no longer a regular file.`), {code: 'EINVAL', path: file, syscall: 'open'})
     for await (const chunk of handle.createReadStream({autoClose: false, highWaterMark: 1024 * 1024}) as AsyncIterable<Buffer>) {
       throwIfCancelled(signal)
       hash.update(chunk)
@@ -114,4 +118,22 @@ export async function digestFile(file: string, signal?: AbortSignal): Promise<{s
     await handle.close()
   }
   return {size, sha256: `sha256:${hash.digest('hex')}`}
+}
+
+/**
+ * Opens `file` for reading, not following a link that replaced it: it must still be a regular file and, with
+ * `exactPath`, be at `file` itself (see `opened-path.ts`). Refusals carry the code a caller tells them by.
+ */
+async function openRegular(file: string, exactPath: boolean): Promise<FileHandle> {
+  const handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
+  try {
+    if (!(await handle.stat()).isFile()) throw Object.assign(new Error(`${file} is no longer a regular file.`), {code: 'EINVAL', path: file, syscall: 'open'})
+    if (exactPath && openedElsewhere(handle.fd, file)) {
+      throw Object.assign(new Error(`${file} was reached through a link: a folder on its way was replaced since it was listed.`), {code: 'ELOOP', path: file, syscall: 'open'})
+    }
+    return handle
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
 }
