@@ -324,7 +324,11 @@ export function digestChanged(name: string): ArchiveError {
   return new ArchiveError('source-changed', `The source of entry ${quoteName(name)} changed since it was hashed: its SHA-256 differs.`, {reason: 'digest-changed', entry: name})
 }
 
-function sourceError(name: string, source: {path: string} | null, error: unknown): unknown {
+/**
+ * What a failure to read entry `name`'s source is: `source-changed` when it went away or became a link since it
+ * was listed, `unreadable` otherwise; cancellations and archive errors unchanged.
+ */
+export function sourceError(name: string, source: {path: string} | null, error: unknown): unknown {
   // A stream source cancelled with the operation (another archive's entry) is a cancellation, not a broken source.
   if (error instanceof ArchiveError || isCancellation(error)) return error
   const code = (error as NodeJS.ErrnoException | undefined)?.code

@@ -2,6 +2,7 @@ import {resolveLimits} from '../archive/limits.js'
 import {cancellable} from '../cancellation.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {readFiles, type TreeFile} from '../fs/tree.js'
+import {sourceError} from '../archive/source.js'
 import type {PackageContent} from '../manifest/content.js'
 import {SecretScanner, maxScannedBytes} from './secrets.js'
 import {judgeSourceTree} from './source-tree.js'
@@ -19,10 +20,16 @@ export async function readFolderContent(dir: string, options: {digests: boolean;
   const scanner = options.secrets === true ? new SecretScanner() : null
   const tree = await judgeSourceTree(dir, {limits, signal: options.signal})
   const readable = tree.files.filter((file) => file.size <= limits.maxEntryBytes)
+  const nameOf = new Map(readable.map((file) => [file.absolutePath, file.name]))
   const files: Map<string, TreeFile> = await readFiles(
     readable.map((file) => ({name: file.name, absolute: file.absolutePath})),
     {digests: options.digests, signal: options.signal, exactPaths: true, ...(scanner === null ? {} : {inspect: {maxBytes: maxScannedBytes, use: async (name: string, bytes: Buffer) => scanner.add(name, bytes)}})},
-  )
+  ).catch((error: unknown) => {
+    // A file that changed since the walk listed it is refused as pack refuses it, naming the entry.
+    const at = (error as NodeJS.ErrnoException | undefined)?.path
+    const name = at === undefined ? undefined : nameOf.get(at)
+    throw name === undefined ? error : sourceError(name, {path: at!}, error)
+  })
   // A file too large to be read is known by its size; the refusals say it is too large.
   for (const file of tree.files) if (!files.has(file.name)) files.set(file.name, {size: file.size})
   const content: PackageContent = {kind: 'directory', files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), refusals: tree.refusals}

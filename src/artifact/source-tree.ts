@@ -2,6 +2,7 @@ import {isUtf8} from 'node:buffer'
 import {lstatSync, readdirSync, realpathSync, type Dirent, type Stats} from 'node:fs'
 import path from 'node:path'
 import {cancellationPoint} from '../cancellation.js'
+import {folderPathAsOpened} from '../fs/opened-path.js'
 import {ArchiveError} from '../archive/errors.js'
 import {SizeTally} from '../archive/limits.js'
 import {EntryNameRegistry, compareEntryNames} from '../archive/names.js'
@@ -61,9 +62,10 @@ const signingNames = new Set(signingEntryNames)
  */
 export async function judgeSourceTree(root: string, options: {exclude?: readonly string[]; limits: ArchiveLimits; signal?: AbortSignal | undefined}): Promise<JudgedSourceTree> {
   const rule = await readPackageFileRule(root)
-  // From the folder's real path, so that every path listed is a file's own (see `exactPath` of a writer source).
-  const top = walkCall('.', path.resolve(root), () => realpathSync(path.resolve(root)))
+  const top = realFolderPath(root)
   const excluded = new Set((options.exclude ?? []).map(realPathOf))
+  // The same files reached by other paths (a bind mount, a hard link): told by their identity.
+  const excludedFiles = new Set((options.exclude ?? []).map(fileIdentity).filter((identity) => identity !== null))
   const found: {name: string; absolutePath: string; notUtf8?: true}[] = []
   const leftOut: string[] = []
   // Each folder is listed by a synchronous call, as each entry's status is taken below: a listing is a few
@@ -100,6 +102,7 @@ export async function judgeSourceTree(root: string, options: {exclude?: readonly
       continue
     }
     const stats = statusOf(entry.name, entry.absolutePath)
+    if (excludedFiles.has(`${stats.dev}:${stats.ino}`)) continue
     const refusal = judgeEntry(names, entry.name, stats)
     if (refusal !== null) refusals.push(refusal)
     if (stats.isFile()) files.push({name: entry.name, absolutePath: entry.absolutePath, size: stats.size})
@@ -119,6 +122,30 @@ function listFolder(dir: string, prefix: string): {entries: Dirent[]; notUtf8: R
   // Only then listed again as bytes: U+FFFD may also be a name's own character, written in UTF-8.
   const raw = walkCall(prefix === '' ? '.' : prefix.slice(0, -1), dir, () => readdirSync(dir, {encoding: 'buffer'}))
   return {entries, notUtf8: new Set(raw.filter((name) => !isUtf8(name)).map((name) => name.toString('utf8')))}
+}
+
+/**
+ * The path the walk starts from: the folder's own, free of links, as the system names it (see
+ * `fs/opened-path.ts`), so that every path listed is a file's own (see `exactPath` of a writer source). A
+ * folder whose path is not UTF-8 is `unreadable`: Node would name it with U+FFFD, another folder's name.
+ */
+function realFolderPath(root: string): string {
+  const resolved = path.resolve(root)
+  const real = walkCall('.', resolved, () => folderPathAsOpened(resolved) ?? realpathSync(resolved, {encoding: 'buffer'}))
+  if (!isUtf8(real)) {
+    throw new ArchiveError('unreadable', `${resolved} is a folder whose real path is not UTF-8 (${JSON.stringify(real.toString('latin1'))}); rename or move it.`, {reason: 'source-io', entry: '.', path: resolved})
+  }
+  return real.toString('utf8')
+}
+
+/** `dev:ino` of the file at `file` (not following a link), or null when there is none. */
+function fileIdentity(file: string): string | null {
+  try {
+    const stats = lstatSync(file)
+    return `${stats.dev}:${stats.ino}`
+  } catch {
+    return null
+  }
 }
 
 /** The real path `file` has or would have: its folder's real path and its name (the path resolved as it is, without its folder). */

@@ -384,6 +384,11 @@ function isDebugBuild(root: string, files: readonly WrittenEntry[]): boolean {
  * earlier pack to the same output left it, is replaced: pack leaves its own output out of the package.
  */
 async function refuseSourceFileAsOutput(root: string, manifestFile: string, output: string): Promise<void> {
+  // The source manifest by any path (a bind mount, a hard link) is never the output.
+  const [outputStats, manifestStats] = await Promise.all([lstat(output).catch(() => null), lstat(manifestFile).catch(() => null)])
+  if (outputStats !== null && manifestStats !== null && outputStats.dev === manifestStats.dev && outputStats.ino === manifestStats.ino) {
+    throw inputAsOutput(output, 'a file of the plugin being packed')
+  }
   const inside = path.relative(root, output)
   if (inside === '' || inside.split(path.sep)[0] === '..' || path.isAbsolute(inside)) return
   const isFile = await lstat(output).then((stats) => stats.isFile(), () => false)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {execFileSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
-import {chmod, mkdir, readdir, rm, symlink, unlink} from 'node:fs/promises'
+import {chmod, mkdir, readdir, readFile, rm, symlink, unlink} from 'node:fs/promises'
 import path from 'node:path'
 import {after, afterEach, beforeEach, describe, it} from 'node:test'
 import {resolveLimits} from '../../src/archive/limits.js'
@@ -82,6 +82,29 @@ describe('pack: what is collected from the source tree', () => {
       await unlink(output)
       assert.equal((await pack(source, {output: path.join(work.dir, 'direct.zip')})).sha256, first.sha256)
       await unlink(linked)
+    })
+
+    it('refuses a folder whose real path is not UTF-8 (Node would name another folder), even through a link', async () => {
+      // Node cannot give such a path as a string: python makes the copy and the link.
+      const script = `import os, shutil\nbad = os.fsencode(${JSON.stringify(work.dir)}) + b'/par\\xff'\nshutil.copytree(os.fsencode(${JSON.stringify(source)}), bad)\nos.symlink(bad, os.fsencode(${JSON.stringify(path.join(work.dir, 'link'))}))\n`
+      execFileSync('python3', ['-c', script])
+      // The folder Node's U+FFFD would name, with other files: never packed instead.
+      await writeTree(path.join(work.dir, 'par\uFFFD'), {'manifest.json': '{}', 'elsewhere.txt': 'not this folder'})
+      const error = await rejectionOf(pack(path.join(work.dir, 'link'), {output: path.join(work.dir, 'out.svcPlugin')}))
+      assert.equal(error.code, 'unreadable', String(error))
+      assert.match(error.message, /real path is not UTF-8/)
+    })
+
+    it('leaves its output out and never writes over the manifest, by whatever path each is reached (a hard link)', async () => {
+      const outside = path.join(work.dir, 'out.zip')
+      await pack(source, {output: outside})
+      execFileSync('ln', [outside, path.join(source, 'copy-of-output.zip')])
+      const again = await pack(source, {output: outside, force: true})
+      assert.ok(!again.files.some((file) => file.path === 'copy-of-output.zip'), again.files.map((file) => file.path).join(', '))
+      execFileSync('ln', [path.join(source, 'manifest.json'), path.join(work.dir, 'manifest-link.json')])
+      const error = await rejectionOf(pack(source, {output: path.join(work.dir, 'manifest-link.json'), force: true}))
+      assert.deepEqual({code: error.code, reason: error.details.reason}, {code: 'write-failed', reason: 'is-input'})
+      assert.ok((await readFile(path.join(source, 'manifest.json'), 'utf8')).startsWith('{'))
     })
 
     it('applies .svcpluginignore (gitignore syntax: a directory pattern, a negation) and leaves the ignore file out', async () => {
