@@ -71,9 +71,8 @@ const inlineDeflateMaxBytes = 16 * 1024
  * deflated on the calling thread before this returns, a larger one on the thread pool.
  */
 export function deflateChunk(chunk: Buffer, dictionary: Buffer | null, last: boolean): Buffer[] | Promise<Buffer[]> {
-  if (deflatesAtOnce(chunk.length) && dictionary === null && last) return [deflateWhole(chunk)]
+  if (deflatesAtOnce(chunk.length)) return [dictionary === null && last ? deflateWhole(chunk) : zlib.deflateRawSync(chunk, deflateOptions(chunk.length, dictionary, last))]
   const options = deflateOptions(chunk.length, dictionary, last)
-  if (deflatesAtOnce(chunk.length)) return [zlib.deflateRawSync(chunk, options)]
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = []
     const deflater = zlib.createDeflateRaw(options)

@@ -56,6 +56,27 @@ export interface Inflated {
 }
 
 /**
+ * Runs the whole of `input` through `native` with Z_FINISH into `output`, then into buffers from `more` while
+ * zlib fills them, until `more` says stop by returning null; `check` throws a failure zlib reported, after
+ * each write. Returns the bytes written to each buffer and the input left unread.
+ */
+function finish(native: {handle: NativeHandle; state: Uint32Array}, input: Uint8Array, output: Buffer, more: () => Buffer | null, check: () => void): {parts: Buffer[]; inputLeft: number} {
+  const parts: Buffer[] = []
+  let buffer: Buffer | null = output
+  let inputLeft = input.length
+  while (buffer !== null) {
+    native.handle.writeSync(zlib.constants.Z_FINISH, input, input.length - inputLeft, inputLeft, buffer, 0, buffer.length)
+    check()
+    const [roomLeft, left] = native.state as unknown as [number, number]
+    inputLeft = left
+    parts.push(buffer.subarray(0, buffer.length - roomLeft))
+    // Room left means zlib finished (or can go no further: a truncated inflate input is a failure above).
+    buffer = roomLeft === 0 ? more() : null
+  }
+  return {parts, inputLeft}
+}
+
+/**
  * A zlib stream reused for one-shot jobs, made again after a failure (zlib cannot go on after one). Its
  * handle's error callback is ours: a failure is thrown to the caller, never emitted as a stream error.
  */
@@ -80,19 +101,9 @@ class ReusedStream {
   run(input: Uint8Array, output: Buffer, more: () => Buffer | null): {parts: Buffer[]; inputLeft: number} {
     const native = this.#open()
     native.handle.reset()
-    const parts: Buffer[] = []
-    let buffer: Buffer | null = output
-    let inputLeft = input.length
-    while (buffer !== null) {
-      native.handle.writeSync(zlib.constants.Z_FINISH, input, input.length - inputLeft, inputLeft, buffer, 0, buffer.length)
+    return finish(native, input, output, more, () => {
       if (this.#failure !== null) this.#fail()
-      const [roomLeft, left] = native.state as unknown as [number, number]
-      inputLeft = left
-      parts.push(buffer.subarray(0, buffer.length - roomLeft))
-      // Room left means zlib finished (or can go no further: a truncated inflate input is a failure above).
-      buffer = roomLeft === 0 ? more() : null
-    }
-    return {parts, inputLeft}
+    })
   }
 
   #open(): {handle: NativeHandle; state: Uint32Array} {
@@ -196,18 +207,11 @@ export function deflateRawOnce(input: Uint8Array, settings: DeflateSettings, roo
   }
   try {
     handle.init(settings.windowBits, settings.level, settings.memLevel, zlib.constants.Z_DEFAULT_STRATEGY, deflateState, noCallback, undefined)
-    const parts: Buffer[] = []
-    let inputLeft = input.length
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(Math.max(room, 64))
-      handle.writeSync(zlib.constants.Z_FINISH, input, input.length - inputLeft, inputLeft, buffer, 0, buffer.length)
+    const buffer = (): Buffer => Buffer.allocUnsafe(Math.max(room, 64))
+    const {parts} = finish({handle, state: deflateState}, input, buffer(), buffer, () => {
       if (failure !== null) throw failure
-      const roomLeft = deflateState[0]!
-      inputLeft = deflateState[1]!
-      parts.push(buffer.subarray(0, buffer.length - roomLeft))
-      // Room left means zlib finished the stream.
-      if (roomLeft > 0) return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
-    }
+    })
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
   } finally {
     handle.close()
   }

@@ -54,8 +54,8 @@ const signingNames = new Set(signingEntryNames)
  * `*.svcPlugin`, `.git/`, the ignore file and what it lists, operating-system files) and judges it before a
  * byte is read: symbolic links, FIFOs, sockets and devices (never opened), setuid, setgid and sticky bits,
  * the names the signer writes, names that are not UTF-8, names the entry-path policy refuses and names that
- * collide are `source-entry-rejected`; more entries or bytes than `limits` allow are `limit-exceeded`. Paths
- * in `exclude` (absolute) are left out, as pack leaves out its own output. A folder or entry that cannot be
+ * collide are `source-entry-rejected`; more entries or bytes than `limits` allow are `limit-exceeded`. The files
+ * at the paths in `exclude` are left out, whatever path the walk meets them by, as pack leaves out its own output. A folder or entry that cannot be
  * listed or looked at is an {@link ArchiveError}: `source-changed` when it went away meanwhile, `unreadable`
  * otherwise. Once `signal` is aborted, the next folder is not listed and no further status is taken (its
  * `AbortError` instead).
@@ -63,9 +63,9 @@ const signingNames = new Set(signingEntryNames)
 export async function judgeSourceTree(root: string, options: {exclude?: readonly string[]; limits: ArchiveLimits; signal?: AbortSignal | undefined}): Promise<JudgedSourceTree> {
   const rule = await readPackageFileRule(root)
   const top = realFolderPath(root)
-  const excluded = new Set((options.exclude ?? []).map(realPathOf))
-  // The same files reached by other paths (a bind mount, a hard link): told by their identity.
-  const excludedFiles = new Set((options.exclude ?? []).map(fileIdentity).filter((identity) => identity !== null))
+  // Told by their identity, so that the same file reached by another path (a link on the way, a bind mount, a
+  // hard link) is left out too; a path that does not exist yet names nothing the walk can meet.
+  const excluded = new Set((options.exclude ?? []).map(fileIdentity).filter((identity) => identity !== null))
   const found: {name: string; absolutePath: string; notUtf8?: true}[] = []
   const leftOut: string[] = []
   // Each folder is listed by a synchronous call, as each entry's status is taken below: a listing is a few
@@ -81,7 +81,7 @@ export async function judgeSourceTree(root: string, options: {exclude?: readonly
       const absolutePath = `${dir}${dir.endsWith(path.sep) ? '' : path.sep}${entry.name}`
       const decision = rule(entry.isDirectory() ? `${name}/` : name)
       if (decision === 'system-file') leftOut.push(entry.isDirectory() ? `${name}/` : name)
-      if (decision !== 'packed' || excluded.has(absolutePath)) continue
+      if (decision !== 'packed') continue
       if (notUtf8.has(entry.name)) found.push({name, absolutePath, notUtf8: true})
       else if (entry.isDirectory()) await walk(absolutePath, `${name}/`)
       else found.push({name, absolutePath})
@@ -102,7 +102,7 @@ export async function judgeSourceTree(root: string, options: {exclude?: readonly
       continue
     }
     const stats = statusOf(entry.name, entry.absolutePath)
-    if (excludedFiles.has(`${stats.dev}:${stats.ino}`)) continue
+    if (excluded.has(`${stats.dev}:${stats.ino}`)) continue
     const refusal = judgeEntry(names, entry.name, stats)
     if (refusal !== null) refusals.push(refusal)
     if (stats.isFile()) files.push({name: entry.name, absolutePath: entry.absolutePath, size: stats.size})
@@ -117,10 +117,11 @@ export async function judgeSourceTree(root: string, options: {exclude?: readonly
  * the name read: it is refused instead).
  */
 function listFolder(dir: string, prefix: string): {entries: Dirent[]; notUtf8: ReadonlySet<string>} {
-  const entries = walkCall(prefix === '' ? '.' : prefix.slice(0, -1), dir, () => readdirSync(dir, {withFileTypes: true}))
+  const name = prefix === '' ? '.' : prefix.slice(0, -1)
+  const entries = walkCall(name, dir, () => readdirSync(dir, {withFileTypes: true}))
   if (!entries.some((entry) => entry.name.includes('\uFFFD'))) return {entries, notUtf8: new Set()}
   // Only then listed again as bytes: U+FFFD may also be a name's own character, written in UTF-8.
-  const raw = walkCall(prefix === '' ? '.' : prefix.slice(0, -1), dir, () => readdirSync(dir, {encoding: 'buffer'}))
+  const raw = walkCall(name, dir, () => readdirSync(dir, {encoding: 'buffer'}))
   return {entries, notUtf8: new Set(raw.filter((name) => !isUtf8(name)).map((name) => name.toString('utf8')))}
 }
 
@@ -145,16 +146,6 @@ function fileIdentity(file: string): string | null {
     return `${stats.dev}:${stats.ino}`
   } catch {
     return null
-  }
-}
-
-/** The real path `file` has or would have: its folder's real path and its name (the path resolved as it is, without its folder). */
-function realPathOf(file: string): string {
-  const absolute = path.resolve(file)
-  try {
-    return path.join(realpathSync(path.dirname(absolute)), path.basename(absolute))
-  } catch {
-    return absolute
   }
 }
 

@@ -23,7 +23,7 @@ function hasProcFd(): boolean {
 }
 
 /** The path of open file `fd` as the system names it (its bytes), or null where the system does not tell. */
-export function openedPath(fd: number): Buffer | null {
+function openedPath(fd: number): Buffer | null {
   if (!hasProcFd()) return null
   return readlinkSync(`/proc/self/fd/${fd}`, {encoding: 'buffer'})
 }
