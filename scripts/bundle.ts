@@ -41,9 +41,10 @@ const contentsFile = path.join(root, 'dist', 'bundle.json')
 /** The library's entries (public, and the command line's private `#cli`), as package.json names them. */
 const libraryEntries = {index: 'src/index.ts', store: 'src/store.ts', tooling: 'src/tooling.ts'} as const
 const privateEntry = 'src/cli.ts'
-/** The worker threads (pack's encoding, install's file writing), each with the module that starts it from beside itself. */
+/** The worker threads (pack's encoding, an artifact reader's digesting, install's file writing), each with the module that starts it from beside itself. */
 const workers = [
   {name: 'encode-worker', source: path.join('src', 'archive', 'encode-worker.ts'), starter: path.join('src', 'archive', 'encode-workers.ts')},
+  {name: 'entry-worker', source: path.join('src', 'artifact', 'entry-worker.ts'), starter: path.join('src', 'artifact', 'entry-workers.ts')},
   {name: 'write-worker', source: path.join('src', 'fs', 'write-worker.ts'), starter: path.join('src', 'fs', 'file-writer.ts')},
 ] as const
 /** The module that loads the manifest schema's compiled validator from beside itself. */

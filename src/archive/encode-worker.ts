@@ -6,18 +6,10 @@
 import {parentPort} from 'node:worker_threads'
 import {outputBound} from './deflate.js'
 import {encodeWholeFile, type FileToEncode} from './entry-encoder.js'
-import {filesOfRequest, noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchReply, type BatchRequest} from './encode-workers.js'
+import {filesOfRequest, noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchRequest, type EncodedBatch} from './encode-workers.js'
+import {serveRequests} from './worker-pool.js'
 
-parentPort?.on('message', (request: BatchRequest) => {
-  const {id} = request
-  let reply: BatchReply
-  try {
-    reply = encodeBatch(id, filesOfRequest(request))
-  } catch (error) {
-    reply = {id, failure: error instanceof Error ? error.message : String(error)}
-  }
-  parentPort!.postMessage(reply, 'buffer' in reply ? [reply.buffer, reply.slots.buffer as ArrayBuffer] : [])
-})
+if (parentPort !== null) serveRequests(parentPort, (request: BatchRequest) => encodeBatch(request.id, filesOfRequest(request)), (reply: EncodedBatch) => [reply.buffer, reply.slots.buffer as ArrayBuffer])
 
 /**
  * Where every file of a batch is read: one buffer for the worker's life. A buffer per file would be freed
@@ -26,7 +18,7 @@ parentPort?.on('message', (request: BatchRequest) => {
  */
 const scratch = Buffer.allocUnsafeSlow(workerFileMaxBytes + 1)
 
-function encodeBatch(id: number, files: readonly FileToEncode[]): BatchReply {
+function encodeBatch(id: number, files: readonly FileToEncode[]): EncodedBatch {
   // Room for every file's bytes and its data, which deflated is at most its deflate bound.
   const room = files.reduce((sum, file) => sum + file.size + outputBound(file.size), 0)
   const buffer = new ArrayBuffer(room)

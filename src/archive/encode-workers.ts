@@ -1,6 +1,6 @@
-import {availableParallelism} from 'node:os'
-import {Worker} from 'node:worker_threads'
 import type {EncodedFile, FileToEncode} from './entry-encoder.js'
+import {workerModuleBeside, WorkerPool, type WorkerFailure} from './worker-pool.js'
+import {defaultWorkerCount, useWorkers} from './worker-use.js'
 
 /**
  * Encoding workers: threads that read, check and encode small files in batches (see `encode-worker.ts`),
@@ -57,7 +57,7 @@ export function filesOfRequest(request: BatchRequest): FileToEncode[] {
  * string, in order; zeros for a file that could not be read), and the files that could not be read in
  * `failures`.
  */
-export type BatchReply = EncodedBatch | {id: number; failure: string}
+export type BatchReply = EncodedBatch | WorkerFailure
 
 /** A batch's results, see {@link BatchReply}; {@link encodedFileAt} reads one. */
 export interface EncodedBatch {
@@ -105,16 +105,9 @@ export function encodesInWorker(source: {kind: string; size?: number; path?: str
   return source.kind === 'file' && source.size !== undefined && source.size >= workerFileMinBytes && source.size <= workerFileMaxBytes && source.path?.includes('\0') === false
 }
 
-/**
- * When the writer starts workers: when they pay (`auto`), or `always` and `never`, which the tests use to
- * prove that an archive, and every refusal, is the same either way.
- */
-export const workerUse: {when: 'auto' | 'always' | 'never'} = {when: 'auto'}
-
-/** Whether files of these sizes (those a worker takes), among `totalBytes` to write, are worth starting workers for. */
+/** Whether files of these sizes (those a worker takes), among `totalBytes` to write, are worth starting workers for (see `workerUse`). */
 export function worthWorkers(sizes: readonly number[], totalBytes: number): boolean {
-  if (workerUse.when !== 'auto') return workerUse.when === 'always' && sizes.length > 0
-  return sizes.length >= workerFilesMin && 2 * sizes.reduce((sum, size) => sum + size, 0) >= totalBytes
+  return useWorkers(sizes.length >= workerFilesMin && 2 * sizes.reduce((sum, size) => sum + size, 0) >= totalBytes, sizes.length > 0)
 }
 
 /** The result for the file at `position` of a batch (made when its entry is taken, see {@link BatchReply}). */
@@ -129,75 +122,29 @@ export function encodedFileAt(batch: EncodedBatch, position: number): EncodedFil
   return {ok: true, sha256: batch.sha256.slice(position * 64, position * 64 + 64), crc32: slots[at + 1]!, method: slots[at + 2] === 8 ? 8 : 0, data, bytes}
 }
 
-/**
- * The worker module: beside this one, with the same extension (`.js` in the compiled modules, `.mjs` in the
- * bundle).
- */
-const workerModule = new URL(`./encode-worker${/\.[^./]+$/.exec(import.meta.url)?.[0] ?? '.js'}`, import.meta.url)
+const workerModule = workerModuleBeside(import.meta.url, 'encode-worker')
 
 /** A pool of encoding workers, one per core, each given batches in turn. */
 export class EncodeWorkers {
-  readonly #workers: Worker[]
-  readonly #waiting = new Map<number, {resolve: (batch: EncodedBatch) => void; reject: (error: Error) => void}>()
-  #next = 0
-  #id = 0
-  #closed = false
-  /** Why the pool can encode no more: a worker failed or stopped, or the pool was closed. */
-  #failure: Error | null = null
+  readonly #pool: WorkerPool<BatchRequest, EncodedBatch>
 
   /** `module` is the worker's, but for tests. */
-  constructor(count = Math.max(1, Math.min(4, availableParallelism())), module: URL = workerModule) {
-    this.#workers = Array.from({length: count}, () => {
-      const worker = new Worker(module, {resourceLimits: {maxYoungGenerationSizeMb: 4}})
-      worker.on('message', (reply: BatchReply) => this.#answer(reply))
-      worker.on('error', (error) => this.#failAll(error))
-      worker.on('exit', (code) => {
-        if (!this.#closed) this.#failAll(new Error(`An encoding worker stopped (exit code ${code}).`))
-      })
-      return worker
-    })
+  constructor(count = defaultWorkerCount(), module: URL = workerModule) {
+    this.#pool = new WorkerPool(module, count, 'an encoding worker')
   }
 
-  /** Batches each worker holds at once: one being encoded, one waiting, so that none idles between them. */
+  /** Batches the workers hold at once: one being encoded and one waiting each, so that none idles between them. */
   get depth(): number {
-    return this.#workers.length * 2
+    return this.#pool.depth
   }
 
   /** Encodes `files` on the next worker; the promise settles with their results (see {@link encodedFileAt}). */
   encode(files: FileToEncode[]): Promise<EncodedBatch> {
-    // A batch posted to a worker that stopped would never be answered.
-    if (this.#failure !== null) return Promise.reject(this.#failure)
-    const id = this.#id++
-    const worker = this.#workers[this.#next]!
-    this.#next = (this.#next + 1) % this.#workers.length
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(id, {resolve, reject})
-      worker.postMessage(batchRequest(id, files))
-    })
+    return this.#pool.run((id) => batchRequest(id, files))
   }
 
   /** Stops every worker; a batch still out is rejected. */
-  async close(): Promise<void> {
-    this.#closed = true
-    this.#failAll(new Error('The encoding workers were stopped.'))
-    await Promise.all(this.#workers.map((worker) => worker.terminate()))
-  }
-
-  #answer(reply: BatchReply): void {
-    const waiting = this.#waiting.get(reply.id)
-    if (waiting === undefined) return
-    this.#waiting.delete(reply.id)
-    if ('failure' in reply) {
-      waiting.reject(new Error(`An encoding worker failed: ${reply.failure}`))
-      return
-    }
-    waiting.resolve(reply)
-  }
-
-  #failAll(error: Error): void {
-    this.#failure ??= error
-    const waiting = [...this.#waiting.values()]
-    this.#waiting.clear()
-    for (const {reject} of waiting) reject(error)
+  close(): Promise<void> {
+    return this.#pool.close()
   }
 }

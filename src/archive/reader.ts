@@ -5,9 +5,9 @@ import yauzl, {type ZipFile} from 'yauzl'
 import {isCancellation, onCancel, throwIfCancelled, cancelledError} from '../cancellation.js'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {isSmallEntry, openEntryStream} from './entry-stream.js'
+import {isSmallEntry, openEntryStream, readError, wholeEntryMaxBytes} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
-import {closeFd, FdRangeStream, openFd, statFd} from './fd.js'
+import {closeFd, FdRangeStream, openFd, readAtInto, statFd, UnexpectedEndOfFile} from './fd.js'
 import {startFileDigest, type ByteRange, type FileDigest} from './file-digest.js'
 import {ArchiveFileReader} from './file-reader.js'
 import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
@@ -34,6 +34,11 @@ export interface OpenArchiveOptions {
 // Four jobs at a time (an entry that streams, or a batch of small ones): some inflate on the thread pool
 // while others are hashed (measured: beyond four gains nothing on two cores).
 const digestParallelism = 4
+/**
+ * The most bytes a batch digested elsewhere reads: smaller than a batch read here, so that the threads
+ * elsewhere share the work evenly (one batch of 1 MiB holds up to thousands of entries of a few hundred bytes).
+ */
+const elsewhereBatchBytes = 256 * 1024
 
 /**
  * Opens a `.svcPlugin` archive through every check that can be made before a file entry's byte is
@@ -114,6 +119,8 @@ class OpenedArchive implements StrictArchive {
   readonly #stopListening: () => void
   readonly #fileDigests = new Set<FileDigest>()
   #closing: Promise<void> | null = null
+  /** Where entries declined by `digestBatch` are inflated, made on the first. */
+  #scratch: Buffer | undefined
 
   constructor(facts: ArchiveFacts, fd: number, zipfile: ZipFile, records: readonly CentralRecord[], dataStarts: readonly number[]) {
     this.path = facts.path
@@ -210,7 +217,7 @@ class OpenedArchive implements StrictArchive {
   async digestEntries(options: DigestOptions = {}): Promise<Map<string, EntryDigest>> {
     const entries = options.skip === undefined ? this.entries : this.entries.filter((entry) => !options.skip!.has(entry.name))
     const digests = new Map<string, EntryDigest>()
-    const jobs = this.#digestJobs(entries, digests, options.keep)
+    const jobs = this.#digestJobs(entries, digests, options)
     // Keyed by position in `jobs`.
     const failures = new Map<number, unknown>()
     let next = 0
@@ -240,7 +247,7 @@ class OpenedArchive implements StrictArchive {
    * entry left for the end would stream alone while the other readers idle), then the small ones in batches
    * of entries that lie together in the file, each batch one read.
    */
-  #digestJobs(entries: readonly ArchiveEntry[], digests: Map<string, EntryDigest>, keep: DigestOptions['keep']): (() => Promise<void>)[] {
+  #digestJobs(entries: readonly ArchiveEntry[], digests: Map<string, EntryDigest>, options: DigestOptions): (() => Promise<void>)[] {
     const streamed: Located[] = []
     const small: Located[] = []
     for (const entry of entries) {
@@ -254,23 +261,60 @@ class OpenedArchive implements StrictArchive {
       digests.set(located.entry.name, stream.digest!)
     })
     const buffers = batchBuffers()
-    for (const batch of planBatches(small)) jobs.push(() => this.#digestBatch(batch, buffers, digests, keep))
+    if (options.digestBatch === undefined) for (const batch of planBatches(small)) jobs.push(() => this.#digestBatch(batch, buffers, digests, options.keep))
+    else for (const batch of planBatches(small, elsewhereBatchBytes)) jobs.push(() => this.#digestBatchElsewhere(batch, digests, options))
     return jobs
   }
 
   /** Reads a batch of small entries with one read, then checks and hashes each, handing its bytes to `keep`. */
   async #digestBatch(batch: Batch<Located>, buffers: ReusedBuffers, digests: Map<string, EntryDigest>, keep: DigestOptions['keep']): Promise<void> {
-    const accept = (located: Located, whole: WholeEntry): void | Promise<void> => {
-      digests.set(located.entry.name, whole.digest)
-      return keep?.(located.entry, whole.data)
+    await this.#tracked(readBatch(this.#fd, batch, buffers, (located, compressed) => this.#digestHere(located.entry, compressed, digests, keep)))
+  }
+
+  /**
+   * Checks and hashes one small entry from its compressed bytes on this thread, then hands its bytes to
+   * `keep`; with `scratch`, inflated into it at once whatever its size (see verifyWholeEntry).
+   */
+  #digestHere(entry: ArchiveEntry, compressed: Buffer, digests: Map<string, EntryDigest>, keep: DigestOptions['keep'], scratch?: Buffer): void | Promise<void> {
+    throwIfCancelled(this.#signal)
+    const accept = (whole: WholeEntry): void | Promise<void> => {
+      digests.set(entry.name, whole.digest)
+      return keep?.(entry, whole.data)
     }
-    await this.#tracked(
-      readBatch(this.#fd, batch, buffers, (located, compressed) => {
-        throwIfCancelled(this.#signal)
-        const whole = verifyWholeEntry(located.entry, compressed)
-        return whole instanceof Promise ? whole.then((settled) => accept(located, settled)) : accept(located, whole)
-      }),
-    )
+    const whole = verifyWholeEntry(entry, compressed, scratch)
+    return whole instanceof Promise ? whole.then(accept) : accept(whole)
+  }
+
+  /**
+   * Reads a batch of small entries with one read into a buffer of its own and has `options.digestBatch`
+   * check and hash them, or, when it declines, does so here; a member the file ends before is refused after
+   * those before it, as {@link readBatch} does.
+   */
+  async #digestBatchElsewhere(batch: Batch<Located>, digests: Map<string, EntryDigest>, options: DigestOptions): Promise<void> {
+    const buffer = Buffer.allocUnsafeSlow(batch.length)
+    const bytes = await this.#tracked(readAtInto(this.#fd, buffer, batch.length, batch.start)).catch((error: Error) => {
+      throw readError(batch.members[0]!.entry, error)
+    })
+    throwIfCancelled(this.#signal)
+    const ending = batch.members.findIndex((member) => member.dataStart - batch.start + member.entry.compressedSize > bytes.length)
+    const whole = (ending === -1 ? batch.members : batch.members.slice(0, ending)).map((member) => ({entry: member.entry, offset: member.dataStart - batch.start}))
+    const elsewhere = whole.length === 0 ? null : options.digestBatch!(whole, buffer)
+    if (elsewhere === null) {
+      // Declined while threads elsewhere work: this thread inflates at once, without a trip to the thread
+      // pool. The bytes `keep` is handed are a view of the scratch buffer, which it reads at once or copies.
+      this.#scratch ??= Buffer.allocUnsafeSlow(wholeEntryMaxBytes + 1)
+      for (const {entry, offset} of whole) {
+        const done = this.#digestHere(entry, buffer.subarray(offset, offset + entry.compressedSize), digests, options.keep, this.#scratch)
+        if (done !== undefined) await done
+      }
+    } else {
+      for (const [position, {digest, bytes: kept}] of (await elsewhere).entries()) {
+        const {entry} = whole[position]!
+        digests.set(entry.name, digest)
+        await options.keep?.(entry, kept)
+      }
+    }
+    if (ending !== -1) throw readError(batch.members[ending]!.entry, new UnexpectedEndOfFile(batch.start + bytes.length))
   }
 
   async readSmall(entry: ArchiveEntry): Promise<WholeEntry> {

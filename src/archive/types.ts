@@ -54,10 +54,31 @@ export interface DigestOptions {
   /**
    * Handed the verified bytes of each small entry (at most 1 MiB) as it is digested, so a caller can keep
    * (a copy of) or look into a few without inflating them again; awaited, so what it holds is bounded by the
-   * reads in flight. The bytes may be a view of a buffer the reader reuses once the call (or its promise)
-   * is done: a caller that keeps them copies them.
+   * reads in flight. The bytes may be a view of a buffer the reader reuses as soon as the call returns (before
+   * its promise settles): a caller reads them at once, or copies them. Null for an entry whose bytes
+   * `digestBatch` did not hand on.
    */
-  keep?: (entry: ArchiveEntry, bytes: Buffer) => void | Promise<void>
+  keep?: (entry: ArchiveEntry, bytes: Buffer | null) => void | Promise<void>
+  /**
+   * Verifies and digests small entries elsewhere (on worker threads) instead of on this thread, a batch at
+   * a time: given the batch's members and its bytes as the file holds them (a buffer of their own), it
+   * resolves to each member's digest and the bytes it hands on to `keep` (null for none), in order, or
+   * rejects with the ArchiveError of the first member that lies, the one this thread would have found.
+   * Null: it declines the batch (its threads are busy), which is then digested on this thread.
+   */
+  digestBatch?: (members: readonly BatchMember[], compressed: Buffer) => Promise<DigestedMember[]> | null
+}
+
+/** A small entry of a batch, and where its data starts in the batch's bytes. */
+export interface BatchMember {
+  entry: ArchiveEntry
+  offset: number
+}
+
+/** A batch member's digest, and its verified bytes when they are handed on. */
+export interface DigestedMember {
+  digest: EntryDigest
+  bytes: Buffer | null
 }
 
 /**

@@ -26,14 +26,16 @@ const inlineEntryMaxBytes = 16 * 1024
  * Checks `compressed`, the data of a small entry as the archive holds it: inflated (when deflated) one
  * byte past the declared size at most, then its deflate length, size and CRC-32, then hashed. Returns at
  * once for an entry inflated on this thread, a promise for one inflated on the thread pool; throws (or
- * rejects with) the ArchiveError of the first lie.
+ * rejects with) the ArchiveError of the first lie. With `scratch` (a worker thread's choice), an entry is
+ * inflated on this thread whatever its size, into `scratch` (one byte more than the largest small entry,
+ * reused by the caller: the returned bytes are then a view of it): the same verdicts, as the digesting workers' tests show.
  */
-export function verifyWholeEntry(entry: ArchiveEntry, compressed: Buffer): WholeEntry | Promise<WholeEntry> {
+export function verifyWholeEntry(entry: ArchiveEntry, compressed: Buffer, scratch?: Buffer): WholeEntry | Promise<WholeEntry> {
   if (entry.method === 0) return checked(entry, compressed)
-  if (entry.compressedSize <= inlineEntryMaxBytes && entry.uncompressedSize <= inlineEntryMaxBytes) {
+  if (scratch !== undefined || (entry.compressedSize <= inlineEntryMaxBytes && entry.uncompressedSize <= inlineEntryMaxBytes)) {
     let inflated
     try {
-      inflated = inflateRawOnce(compressed, entry.uncompressedSize)
+      inflated = inflateRawOnce(compressed, entry.uncompressedSize, scratch)
     } catch (error) {
       throw error instanceof ZlibFailure ? inflateError(entry, error) : error
     }
@@ -110,17 +112,17 @@ const batchGapBytes = 64 * 1024
 
 /**
  * Groups small entries ({@link isSmallEntry}) into batches: in file order, each batch a range of at most
- * {@link batchBytes} holding its members' data and nothing much else (gaps of at most {@link batchGapBytes}:
+ * `maxBytes` (default {@link batchBytes}) holding its members' data and nothing much else (gaps of at most {@link batchGapBytes}:
  * local headers). Reading a batch costs one read instead of one per entry.
  */
-export function planBatches<T extends PlacedEntry>(entries: readonly T[]): Batch<T>[] {
+export function planBatches<T extends PlacedEntry>(entries: readonly T[], maxBytes: number = batchBytes): Batch<T>[] {
   const sorted = [...entries].sort((a, b) => a.dataStart - b.dataStart)
   const batches: Batch<T>[] = []
   let current: Batch<T> | null = null
   for (const placed of sorted) {
     if (!isSmallEntry(placed.entry)) throw new RangeError(`Entry ${placed.entry.name} is not small enough to be read in a batch.`)
     const end = placed.dataStart + placed.entry.compressedSize
-    const fits = current !== null && placed.dataStart - (current.start + current.length) <= batchGapBytes && end - current.start <= batchBytes
+    const fits = current !== null && placed.dataStart - (current.start + current.length) <= batchGapBytes && end - current.start <= maxBytes
     if (fits) {
       current!.members.push(placed)
       current!.length = end - current!.start

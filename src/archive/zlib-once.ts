@@ -139,12 +139,14 @@ let inflater: ReusedStream | null = null
 /**
  * Inflates the raw deflate stream at the start of `input`, producing at most `limit` bytes (one more tells
  * that there are more: `overflow`). Throws a {@link ZlibFailure} for a stream that is not valid deflate
- * (`Z_DATA_ERROR`) or ends before it is complete (`Z_BUF_ERROR`).
+ * (`Z_DATA_ERROR`) or ends before it is complete (`Z_BUF_ERROR`). With `into` (at least `limit` + 1 bytes,
+ * reused by the caller), the bytes are inflated into it: `data` is then a view of it.
  */
-export function inflateRawOnce(input: Uint8Array, limit: number): Inflated {
+export function inflateRawOnce(input: Uint8Array, limit: number, into?: Buffer): Inflated {
   inflater ??= new ReusedStream(() => zlib.createInflateRaw())
   if (!inflater.supported) return inflateRawPublic(input, limit)
-  const {parts, inputLeft} = inflater.run(input, Buffer.allocUnsafe(limit + 1), () => null)
+  const output = into !== undefined && into.length > limit ? into.subarray(0, limit + 1) : Buffer.allocUnsafe(limit + 1)
+  const {parts, inputLeft} = inflater.run(input, output, () => null)
   const data = parts[0]!
   return {data, consumed: input.length - inputLeft, overflow: data.length > limit}
 }

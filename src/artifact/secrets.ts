@@ -39,6 +39,34 @@ export function findSecrets(path: string, bytes: Uint8Array): Promise<SecretFind
   return scanner.findings()
 }
 
+/** What a first look at a file's content found: a private key in binary form, or text that holds a key marker or a rule's keyword. */
+type FirstLook = {binaryKey: string} | {file: FileText; rules: readonly string[]; markers: boolean}
+
+/**
+ * The first look at the content of the file `path`: null when nothing {@link SecretScanner.add} reports can
+ * be in it (too large to be scanned, neither a binary key nor text, or text without a key marker or a keyword
+ * of any credential rule: the usual case, which costs one pass over the bytes and decodes nothing).
+ */
+function firstLook(path: string, bytes: Uint8Array): FirstLook | null {
+  if (bytes.byteLength > maxScannedBytes) return null
+  const binaryKey = derPrivateKeyKind(bytes)
+  if (binaryKey !== null) return {binaryKey}
+  const file = readText(bytes)
+  if (file === null) return null
+  const rules = rulesFor(file, path)
+  const markers = includesAscii(file, pemMarker) || includesAscii(file, puttyMarker) || isOwnKeyName(path)
+  return rules.length === 0 && !markers ? null : {file, rules, markers}
+}
+
+/**
+ * False when the content `bytes` of the file `path` cannot hold anything the scanner reports, so that
+ * {@link SecretScanner.add} given null instead of them (the name alone) finds the same: what a reader on
+ * another thread asks before handing a file's bytes over. Pure: it runs on any thread.
+ */
+export function contentMayHoldSecret(path: string, bytes: Uint8Array): boolean {
+  return firstLook(path, bytes) !== null
+}
+
 /** Runs of the credential rules that may wait at once before a reader is asked to wait: each holds one file's text. */
 const maxPendingRuns = 8
 
@@ -62,24 +90,16 @@ export class SecretScanner {
       this.#found.push({path, kind: 'environment-file', what: 'an environment file (.env), which holds the values of secrets', line: null})
       return
     }
-    if (bytes === null || bytes.byteLength > maxScannedBytes) return
-    const binaryKey = derPrivateKeyKind(bytes)
-    if (binaryKey !== null) {
-      this.#found.push({path, kind: 'private-key', what: `a private key in binary form (${binaryKey})`, line: null})
+    if (bytes === null) return
+    const look = firstLook(path, bytes)
+    if (look === null) return
+    if ('binaryKey' in look) {
+      this.#found.push({path, kind: 'private-key', what: `a private key in binary form (${look.binaryKey})`, line: null})
       return
     }
-    const text = readText(bytes)
-    if (text !== null) this.#judgeText(path, text)
-  }
-
-  #judgeText(path: string, file: FileText): void {
-    // Most text holds no key marker and no keyword of any rule: it is never decoded, nothing runs.
-    const rules = rulesFor(file, path)
-    const markers = includesAscii(file, pemMarker) || includesAscii(file, puttyMarker) || isOwnKeyName(path)
-    if (rules.length === 0 && !markers) return
-    const text = textOf(file)
-    const pem = markers && this.#judgeKeys(path, text)
-    if (rules.length > 0) this.#start(this.#lint(rules, text, path, pem))
+    const text = textOf(look.file)
+    const pem = look.markers && this.#judgeKeys(path, text)
+    if (look.rules.length > 0) this.#start(this.#lint(look.rules, text, path, pem))
   }
 
   /** Records a private key found in a file's text by its PEM or PuTTY header, or as keygen writes it; true for a header. */

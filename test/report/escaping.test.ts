@@ -127,6 +127,13 @@ describe('every report format', () => {
   })
 })
 
+/** Where a problem of `file` is placed: relative to the root (here the working directory), or, outside it, the absolute path. */
+function placedFile(file: string): string {
+  const absolute = path.resolve(sampleCwd, file)
+  const relative = path.relative(sampleCwd, absolute)
+  return relative === '' || relative.startsWith('..') ? absolute : relative
+}
+
 describe('GitHub workflow commands', () => {
   it('are one command per problem, whose properties and message the runner reads back as shown visibly', () => {
     fc.assert(
@@ -134,7 +141,7 @@ describe('GitHub workflow commands', () => {
         const lines = renderGithub(subjects, {cwd: sampleCwd, root: sampleCwd, codePages: samplePages}).split('\n').filter((text) => text !== '')
         const expected = subjects.flatMap((subject): Array<{command: string; file: string | undefined; data: string}> =>
           'problems' in subject
-            ? subject.problems.map((problem) => ({command: ({error: 'error', warning: 'warning', info: 'notice'} as const)[problem.severity], file: visibleText(path.relative(sampleCwd, subject.file)), data: visibleText(problem.message)}))
+            ? subject.problems.map((problem) => ({command: ({error: 'error', warning: 'warning', info: 'notice'} as const)[problem.severity], file: visibleText(placedFile(subject.file)), data: visibleText(problem.message)}))
             : [{command: 'error', file: undefined, data: visibleText(`${subject.path}: ${subject.message}`)}],
         )
         assert.equal(lines.length, expected.length)

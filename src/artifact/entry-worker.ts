@@ -1,0 +1,58 @@
+/**
+ * A digesting worker: a thread that checks, inflates and hashes batches of small artifact entries for the
+ * artifact reader (`verifyWholeEntry` on each, inflated here whatever its size) and hands back the bytes of
+ * those the reader keeps or that may hold a secret, so that reading an artifact of many entries uses every
+ * core. A batch's results come back as one buffer (moved, not copied).
+ */
+import {parentPort} from 'node:worker_threads'
+import {wholeEntryMaxBytes} from '../archive/entry-stream.js'
+import {ArchiveError} from '../archive/errors.js'
+import type {ArchiveEntry} from '../archive/types.js'
+import {verifyWholeEntry, type WholeEntry} from '../archive/whole-entries.js'
+import {serveRequests} from '../archive/worker-pool.js'
+import {keepFlag, lookFlag, memberWords, noBytes, type DigestReply, type DigestRequest} from './entry-workers.js'
+import {contentMayHoldSecret} from './secrets.js'
+
+if (parentPort !== null) serveRequests(parentPort, digestBatch, (reply: DigestReply) => [reply.buffer, reply.spans.buffer as ArrayBuffer])
+
+/**
+ * Where every entry is inflated: one buffer for the worker's life. A buffer per entry would be freed only
+ * when the worker's heap is next collected, which a heap of small objects does late.
+ */
+const scratch = Buffer.allocUnsafeSlow(wholeEntryMaxBytes + 1)
+
+function digestBatch(request: DigestRequest): DigestReply {
+  const names = request.names.split('\0')
+  if (names.length * memberWords !== request.numbers.length || names.length !== request.flags.length) throw new RangeError('A batch holds a name with a NUL.')
+  const input = Buffer.from(request.buffer)
+  const spans = new Uint32Array(names.length * 2).fill(noBytes)
+  const sha256: string[] = []
+  // The bytes handed back, each with where it goes in the reply's buffer.
+  const handed: [Buffer, number][] = []
+  let handedBytes = 0
+  let refusal: DigestReply['refusal'] = null
+  for (const [position, name] of names.entries()) {
+    const [offset, compressedSize, uncompressedSize, crc32, method] = request.numbers.subarray(position * memberWords, position * memberWords + memberWords) as unknown as number[]
+    const entry: ArchiveEntry = {name, method: method === 8 ? 8 : 0, compressedSize: compressedSize!, uncompressedSize: uncompressedSize!, crc32: crc32!, mode: 0}
+    let whole: WholeEntry
+    try {
+      whole = verifyWholeEntry(entry, input.subarray(offset, offset! + compressedSize!), scratch) as WholeEntry
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error
+      refusal = {position, code: error.code, message: error.message, details: error.details}
+      break
+    }
+    sha256.push(whole.digest.sha256.slice('sha256:'.length))
+    const flags = request.flags[position]!
+    if ((flags & keepFlag) !== 0 || ((flags & lookFlag) !== 0 && contentMayHoldSecret(name, whole.data))) {
+      spans.set([handedBytes, whole.data.length], position * 2)
+      // A copy: the bytes may be a view of the scratch buffer, which the next entry reuses.
+      handed.push([Buffer.from(whole.data), handedBytes])
+      handedBytes += whole.data.length
+    }
+  }
+  const buffer = new ArrayBuffer(handedBytes)
+  const target = new Uint8Array(buffer)
+  for (const [bytes, start] of handed) target.set(bytes, start)
+  return {id: request.id, sha256: sha256.join(''), buffer, spans, refusal}
+}
