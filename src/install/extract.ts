@@ -165,6 +165,8 @@ const batchFilesMax = 64
 const batchBytesMax = 1024 * 1024
 /** Batches handed to the thread and not yet written: one being written, one waiting, so that it never idles. */
 const batchesInFlight = 2
+/** Small entries read ahead of the one taken (see writeSmallOnThread). */
+const readsAhead = 8
 
 /** A small entry read, inflated and hashed, waiting in a batch. */
 interface ReadEntry {
@@ -218,15 +220,27 @@ async function writeSmallOnThread(
     while (inFlight.length >= batchesInFlight) await inFlight.shift()
   }
   let readFailure: {error: unknown} | null = null
+  // Entries are read a few ahead of the one taken, in order: their reads and inflates overlap, while each is
+  // still taken (and its failure met) in turn. A read started ahead and not taken is only ever awaited.
+  const reads: Array<Promise<{data: Buffer; digest: EntryDigest}>> = []
+  const readAhead = (index: number): void => {
+    if (index >= targets.length) return
+    const read = archive.readSmall(targets[index]!.entry)
+    read.catch(() => undefined)
+    reads[index] = read
+  }
+  for (let index = 0; index < readsAhead; index++) readAhead(index)
   try {
     let batch: ReadEntry[] = []
     let batchBytes = 0
-    for (const {entry, file} of targets) {
+    for (const [index, {entry, file}] of targets.entries()) {
       if (failure !== null) break
       throwIfCancelled(signal)
       let read: {data: Buffer; digest: EntryDigest}
       try {
-        read = await archive.readSmall(entry)
+        read = await reads[index]!
+        delete reads[index]
+        readAhead(index + readsAhead)
       } catch (error) {
         readFailure = {error}
         break
@@ -244,8 +258,8 @@ async function writeSmallOnThread(
       await handOver(batch)
     }
   } finally {
-    // Nothing is written any more once this returns or throws: the batches out settle.
-    await Promise.all(inFlight)
+    // Nothing is written any more once this returns or throws: the batches out settle, and the reads ahead.
+    await Promise.all([...inFlight, ...reads.filter((read) => read !== undefined).map((read) => read.catch(() => undefined))])
   }
   const first = failure ?? readFailure
   if (first !== null) throw (first as {error: unknown}).error

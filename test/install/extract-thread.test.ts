@@ -8,6 +8,7 @@ import {FileWriter, fileWriterUse} from '../../src/fs/file-writer.js'
 import {setMutationHook, type Mutation} from '../../src/fs/mutations.js'
 import {install} from '../../src/install/install.js'
 import type {InstallOptions} from '../../src/install/types.js'
+import {rejectionOf} from '../helpers/promises.js'
 import {patchDeclaredSize, snapshotTree} from './helpers/artifacts.js'
 import {inWorkspace, installError, stagingEntries, versionsOf, type Workspace} from './helpers/workspace.js'
 
@@ -141,6 +142,18 @@ describe('extraction of many small files on the file-writing thread', () => {
     assert.notEqual(stopped, null)
     await stopped!.close()
     await assert.rejects(stopped!.write(batch), /thread was stopped/)
+  })
+
+  it('reports the earliest of two entries that lie, although the later one is read ahead of its turn', async () => {
+    fileWriterUse.when = 'always'
+    await inWorkspace(async (ws) => {
+      const artifact = await ws.artifact('many', {id, payload, files: 'none'})
+      const small = Object.keys(payload).filter((name) => name.startsWith('lib/') || name.startsWith('runtimes/')).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+      for (const name of [small[40]!, small[42]!]) await patchDeclaredSize(artifact, name, Buffer.byteLength(payload[name] as string) + 1)
+      const error = (await rejectionOf(install(artifact, options(ws)))) as {code: string; message: string; details: Record<string, unknown>}
+      assert.deepEqual({code: error.code, reason: error.details['reason'], entry: error.details['entry']}, {code: 'archive-malformed', reason: 'entry-smaller-than-declared', entry: small[40]})
+      assert.deepEqual(await stagingEntries(ws.dataRoot), [])
+    })
   })
 
   for (const when of ['always', 'never'] as const) {
