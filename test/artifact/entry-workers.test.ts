@@ -192,4 +192,27 @@ describe('reading an artifact with digesting workers', () => {
     assert.ok(without.secrets.length >= credentialSamples.length, `${without.secrets.length} secrets`)
     assert.deepEqual(await read('always'), without)
   })
+
+  it('stops at the signal with its AbortError, the workers stopped with it', async () => {
+    const fields: EntryFields[] = [{name: 'manifest.json', data: Buffer.from('{}')}]
+    for (let index = 0; index < 400; index++) fields.push({name: `lib/m${index}.js`, data: Buffer.from(Array.from({length: 300}, (_, row) => sha256(Buffer.from(`${index}:${row}`))).join('\n'))})
+    const file = await archiveFile(fields)
+    workerUse.when = 'always'
+    try {
+      // Aborted before the reading starts, while the worker starts, and while batches are out.
+      for (const after of [0, 5, 40]) {
+        const controller = new AbortController()
+        const artifact = await openArtifact(file, {signal: controller.signal})
+        try {
+          const aborting = setTimeout(() => controller.abort(), after)
+          await assert.rejects(artifact.contents({secrets: true}), {name: 'AbortError', code: 'cancelled'})
+          clearTimeout(aborting)
+        } finally {
+          await artifact.close()
+        }
+      }
+    } finally {
+      workerUse.when = 'auto'
+    }
+  })
 })
