@@ -35,10 +35,12 @@ export interface OpenArchiveOptions {
 // while others are hashed (measured: beyond four gains nothing on two cores).
 const digestParallelism = 4
 /**
- * The most bytes a batch digested elsewhere reads: smaller than a batch read here, so that the threads
- * elsewhere share the work evenly (one batch of 1 MiB holds up to thousands of entries of a few hundred bytes).
+ * A batch digested elsewhere: at most 256 KiB read, smaller than a batch read here so that the threads
+ * elsewhere share the work evenly (1 MiB holds up to thousands of entries of a few hundred bytes), and at most
+ * 4 MiB declared, since every byte of it may come back at once (entries that compress a thousandfold, each
+ * holding a key marker, would otherwise bring back hundreds of MiB in one reply).
  */
-const elsewhereBatchBytes = 256 * 1024
+const elsewhereBatch = {bytes: 256 * 1024, inflated: 4 * 1024 * 1024}
 
 /**
  * Opens a `.svcPlugin` archive through every check that can be made before a file entry's byte is
@@ -262,7 +264,7 @@ class OpenedArchive implements StrictArchive {
     })
     const buffers = batchBuffers()
     if (options.digestBatch === undefined) for (const batch of planBatches(small)) jobs.push(() => this.#digestBatch(batch, buffers, digests, options.keep))
-    else for (const batch of planBatches(small, elsewhereBatchBytes)) jobs.push(() => this.#digestBatchElsewhere(batch, digests, options))
+    else for (const batch of planBatches(small, elsewhereBatch)) jobs.push(() => this.#digestBatchElsewhere(batch, digests, options))
     return jobs
   }
 
@@ -311,7 +313,8 @@ class OpenedArchive implements StrictArchive {
       for (const [position, {digest, bytes: kept}] of (await elsewhere).entries()) {
         const {entry} = whole[position]!
         digests.set(entry.name, digest)
-        await options.keep?.(entry, kept)
+        const done = options.keep?.(entry, kept)
+        if (done !== undefined) await done
       }
     }
     if (ending !== -1) throw readError(batch.members[ending]!.entry, new UnexpectedEndOfFile(batch.start + bytes.length))

@@ -32,7 +32,10 @@ const inlineEntryMaxBytes = 16 * 1024
  */
 export function verifyWholeEntry(entry: ArchiveEntry, compressed: Buffer, scratch?: Buffer): WholeEntry | Promise<WholeEntry> {
   if (entry.method === 0) return checked(entry, compressed)
-  if (scratch !== undefined || (entry.compressedSize <= inlineEntryMaxBytes && entry.uncompressedSize <= inlineEntryMaxBytes)) {
+  // The thread pool's buffer is at least Z_MIN_CHUNK bytes: an entry declaring fewer (which the reader's
+  // check of what declared sizes may hold keeps from being large) is inflated here.
+  const here = scratch !== undefined || (entry.compressedSize <= inlineEntryMaxBytes && entry.uncompressedSize <= inlineEntryMaxBytes) || entry.uncompressedSize < zlib.constants.Z_MIN_CHUNK
+  if (here) {
     let inflated
     try {
       inflated = inflateRawOnce(compressed, entry.uncompressedSize, scratch)
@@ -41,7 +44,7 @@ export function verifyWholeEntry(entry: ArchiveEntry, compressed: Buffer, scratc
     }
     return checked(entry, inflatedData(entry, inflated.data, inflated.consumed, inflated.overflow))
   }
-  return inflateOnPool(compressed, entry.uncompressedSize + 1).then(
+  return inflateOnPool(compressed, entry.uncompressedSize).then(
     (inflated) => checked(entry, inflatedData(entry, inflated.buffer, inflated.engine.bytesWritten, false)),
     (error: NodeJS.ErrnoException) => {
       throw error.code === 'ERR_BUFFER_TOO_LARGE' ? largerThanDeclared(entry, entry.uncompressedSize + 1) : inflateError(entry, error)
@@ -63,12 +66,16 @@ function checked(entry: ArchiveEntry, data: Buffer): WholeEntry {
   return {data, digest: {size: data.length, sha256: `sha256:${hash('sha256', data)}`}}
 }
 
-function inflateOnPool(input: Buffer, maxOutputLength: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
+/**
+ * Inflates `input` on the thread pool into one output buffer one byte larger than `declared`: a truthful entry
+ * is inflated in one piece, and one that fills the buffer is refused there (`ERR_BUFFER_TOO_LARGE`), whatever
+ * its stream would do after that byte, as {@link inflateRawOnce} on this thread refuses it (a stream that
+ * fills the buffer and then fails gives the same refusal on either thread). `info` hands back the engine,
+ * whose bytesWritten is the compressed bytes the stream consumed.
+ */
+function inflateOnPool(input: Buffer, declared: number): Promise<{buffer: Buffer; engine: {bytesWritten: number}}> {
   return new Promise((resolve, reject) => {
-    // One output buffer one byte larger than declared: a truthful entry is inflated in one piece, and a
-    // longer one still stops at that byte. `info` hands back the engine, whose bytesWritten is the
-    // compressed bytes the stream consumed.
-    zlib.inflateRaw(input, {info: true, maxOutputLength, chunkSize: Math.max(maxOutputLength, zlib.constants.Z_MIN_CHUNK)} as zlib.ZlibOptions, (error, result) => {
+    zlib.inflateRaw(input, {info: true, maxOutputLength: declared, chunkSize: declared + 1} as zlib.ZlibOptions, (error, result) => {
       if (error) reject(error)
       else resolve(result as unknown as {buffer: Buffer; engine: {bytesWritten: number}})
     })
@@ -112,22 +119,32 @@ const batchGapBytes = 64 * 1024
 
 /**
  * Groups small entries ({@link isSmallEntry}) into batches: in file order, each batch a range of at most
- * `maxBytes` (default {@link batchBytes}) holding its members' data and nothing much else (gaps of at most {@link batchGapBytes}:
- * local headers). Reading a batch costs one read instead of one per entry.
+ * `limits.bytes` (default {@link batchBytes}) holding its members' data and nothing much else (gaps of at most
+ * {@link batchGapBytes}: local headers), and declaring at most `limits.inflated` bytes in all (unbounded by
+ * default), a batch of one entry excepted. Reading a batch costs one read instead of one per entry.
  */
-export function planBatches<T extends PlacedEntry>(entries: readonly T[], maxBytes: number = batchBytes): Batch<T>[] {
+export function planBatches<T extends PlacedEntry>(entries: readonly T[], limits: {bytes?: number; inflated?: number} = {}): Batch<T>[] {
+  const maxBytes = limits.bytes ?? batchBytes
+  const maxInflated = limits.inflated ?? Infinity
   const sorted = [...entries].sort((a, b) => a.dataStart - b.dataStart)
   const batches: Batch<T>[] = []
   let current: Batch<T> | null = null
+  let inflated = 0
   for (const placed of sorted) {
     if (!isSmallEntry(placed.entry)) throw new RangeError(`Entry ${placed.entry.name} is not small enough to be read in a batch.`)
     const end = placed.dataStart + placed.entry.compressedSize
-    const fits = current !== null && placed.dataStart - (current.start + current.length) <= batchGapBytes && end - current.start <= maxBytes
+    const fits =
+      current !== null &&
+      placed.dataStart - (current.start + current.length) <= batchGapBytes &&
+      end - current.start <= maxBytes &&
+      inflated + placed.entry.uncompressedSize <= maxInflated
     if (fits) {
       current!.members.push(placed)
       current!.length = end - current!.start
+      inflated += placed.entry.uncompressedSize
     } else {
       current = {start: placed.dataStart, length: placed.entry.compressedSize, members: [placed]}
+      inflated = placed.entry.uncompressedSize
       batches.push(current)
     }
   }

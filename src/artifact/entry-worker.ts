@@ -10,10 +10,10 @@ import {ArchiveError} from '../archive/errors.js'
 import type {ArchiveEntry} from '../archive/types.js'
 import {verifyWholeEntry, type WholeEntry} from '../archive/whole-entries.js'
 import {serveRequests} from '../archive/worker-pool.js'
-import {keepFlag, lookFlag, memberWords, noBytes, type DigestReply, type DigestRequest} from './entry-workers.js'
+import {keepFlag, lookFlag, memberWords, type DigestReply, type DigestRequest} from './entry-workers.js'
 import {contentMayHoldSecret} from './secrets.js'
 
-if (parentPort !== null) serveRequests(parentPort, digestBatch, (reply: DigestReply) => [reply.buffer, reply.spans.buffer as ArrayBuffer])
+if (parentPort !== null) serveRequests(parentPort, digestBatch, (reply: DigestReply) => reply.bytes.filter((bytes) => bytes !== null))
 
 /**
  * Where every entry is inflated: one buffer for the worker's life. A buffer per entry would be freed only
@@ -25,11 +25,8 @@ function digestBatch(request: DigestRequest): DigestReply {
   const names = request.names.split('\0')
   if (names.length * memberWords !== request.numbers.length || names.length !== request.flags.length) throw new RangeError('A batch holds a name with a NUL.')
   const input = Buffer.from(request.buffer)
-  const spans = new Uint32Array(names.length * 2).fill(noBytes)
   const sha256: string[] = []
-  // The bytes handed back, each with where it goes in the reply's buffer.
-  const handed: [Buffer, number][] = []
-  let handedBytes = 0
+  const bytes: (ArrayBuffer | null)[] = []
   let refusal: DigestReply['refusal'] = null
   for (const [position, name] of names.entries()) {
     const [offset, compressedSize, uncompressedSize, crc32, method] = request.numbers.subarray(position * memberWords, position * memberWords + memberWords) as unknown as number[]
@@ -44,15 +41,9 @@ function digestBatch(request: DigestRequest): DigestReply {
     }
     sha256.push(whole.digest.sha256.slice('sha256:'.length))
     const flags = request.flags[position]!
-    if ((flags & keepFlag) !== 0 || ((flags & lookFlag) !== 0 && contentMayHoldSecret(name, whole.data))) {
-      spans.set([handedBytes, whole.data.length], position * 2)
-      // A copy: the bytes may be a view of the scratch buffer, which the next entry reuses.
-      handed.push([Buffer.from(whole.data), handedBytes])
-      handedBytes += whole.data.length
-    }
+    const handed = (flags & keepFlag) !== 0 || ((flags & lookFlag) !== 0 && contentMayHoldSecret(name, whole.data))
+    // A copy in a buffer of its own: the bytes may be a view of the scratch buffer, which the next entry reuses.
+    bytes.push(handed ? (Uint8Array.prototype.slice.call(whole.data).buffer as ArrayBuffer) : null)
   }
-  const buffer = new ArrayBuffer(handedBytes)
-  const target = new Uint8Array(buffer)
-  for (const [bytes, start] of handed) target.set(bytes, start)
-  return {id: request.id, sha256: sha256.join(''), buffer, spans, refusal}
+  return {id: request.id, sha256: sha256.join(''), bytes, refusal}
 }

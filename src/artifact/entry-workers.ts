@@ -25,15 +25,14 @@ export interface DigestRequest {
 }
 
 /**
- * A batch's results: per member verified, the 64 hex digits of its SHA-256 (all in one string, in order),
- * and where the bytes handed back for it lie in `buffer` (a start, or {@link noBytes}, and a length, in
- * `spans`); `refusal`, that of the first member that lies (no member after it was looked at).
+ * A batch's results: per member verified, the 64 hex digits of its SHA-256 (all in one string, in order) and
+ * the bytes handed back for it (moved, each in a buffer of its own: one copy, held no longer than the batch),
+ * or null; `refusal`, that of the first member that lies (no member after it was looked at).
  */
 export interface DigestReply {
   id: number
   sha256: string
-  buffer: ArrayBuffer
-  spans: Uint32Array
+  bytes: (ArrayBuffer | null)[]
   refusal: {position: number; code: ArchiveErrorCode; message: string; details: ArchiveErrorDetails} | null
 }
 
@@ -42,10 +41,27 @@ export const memberWords = 5
 export const keepFlag = 1
 /** The member's bytes are handed back when they may hold a secret (see `contentMayHoldSecret`). */
 export const lookFlag = 2
-export const noBytes = 0xffffffff
 
 /** What the caller wants of a member's bytes: them always (`keep`), them when they may hold a secret (`look`), or nothing. */
 export type MemberWant = 'keep' | 'look' | null
+
+/** Each member's {@link memberWords} numbers, in order. */
+function numbersOf(members: readonly BatchMember[]): Uint32Array {
+  const numbers = new Uint32Array(members.length * memberWords)
+  members.forEach(({entry, offset}, position) => {
+    const at = position * memberWords
+    numbers[at] = offset
+    numbers[at + 1] = entry.compressedSize
+    numbers[at + 2] = entry.uncompressedSize
+    numbers[at + 3] = entry.crc32
+    numbers[at + 4] = entry.method
+  })
+  return numbers
+}
+
+function flagOf(want: MemberWant): number {
+  return want === 'keep' ? keepFlag : want === 'look' ? lookFlag : 0
+}
 
 const workerModule = workerModuleBeside(import.meta.url, 'entry-worker')
 
@@ -81,16 +97,16 @@ export class DigestWorkers {
       id,
       buffer: buffer as ArrayBuffer,
       names: members.map(({entry}) => entry.name).join('\0'),
-      numbers: Uint32Array.from(members.flatMap(({entry, offset}) => [offset, entry.compressedSize, entry.uncompressedSize, entry.crc32 >>> 0, entry.method])),
-      flags: Uint8Array.from(members, ({entry}) => ({keep: keepFlag, look: lookFlag, none: 0})[want(entry) ?? 'none']),
+      numbers: numbersOf(members),
+      flags: Uint8Array.from(members, ({entry}) => flagOf(want(entry))),
     })
     const reply = await this.#pool.run(request, [buffer as ArrayBuffer])
     const done = reply.refusal?.position ?? members.length
     const results = members.slice(0, done).map(({entry}, position): DigestedMember => {
-      const start = reply.spans[2 * position]!
+      const bytes = reply.bytes[position]
       return {
         digest: {size: entry.uncompressedSize, sha256: `sha256:${reply.sha256.slice(64 * position, 64 * position + 64)}`},
-        bytes: start === noBytes ? null : Buffer.from(reply.buffer, start, reply.spans[2 * position + 1]!),
+        bytes: bytes === null || bytes === undefined ? null : Buffer.from(bytes),
       }
     })
     if (reply.refusal !== null) throw new ArchiveError(reply.refusal.code, reply.refusal.message, reply.refusal.details)

@@ -158,13 +158,15 @@ class Opened implements OpenedArtifact {
     const scanner = secrets ? new (await import('./secrets.js')).SecretScanner() : null
     const judged = new Set<string>()
     const skip = new Set([manifestEntryName])
-    const keep = async (entry: ArchiveEntry, bytes: Buffer | null): Promise<void> => {
+    // Not async: a promise is made only when there is something to wait for (once per entry, it cost more
+    // than judging a small entry's bytes).
+    const keep = (entry: ArchiveEntry, bytes: Buffer | null): Promise<void> | undefined => {
       // A copy: the bytes may be a view of a larger buffer (a batch of entries read at once).
       if (bytes !== null && isKeptSigningFile(entry.name, entry.uncompressedSize)) kept.set(entry.name, Uint8Array.prototype.slice.call(bytes))
       scanner?.add(entry.name, bytes)
       judged.add(entry.name)
       const room = scanner?.room()
-      if (room !== undefined) await cancellable(room, this.signal)
+      return room === undefined ? undefined : cancellable(room, this.signal)
     }
     // Many small entries are checked and hashed on every core, each first looked at there for secrets.
     const workers = worthDigestWorkers(this.entries.filter((entry) => !skip.has(entry.name))) ? new (await import('./entry-workers.js')).DigestWorkers() : null

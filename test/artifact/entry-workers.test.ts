@@ -60,7 +60,7 @@ async function digestOutcome(file: string, digestBatch?: DigestOptions['digestBa
 }
 
 /** A lie an entry may tell about its data. */
-const lies = ['none', 'crc', 'longer', 'shorter', 'flipped', 'cut', 'padded', 'garbage'] as const
+const lies = ['none', 'crc', 'longer', 'shorter', 'flipped', 'flipped-end', 'cut', 'padded', 'garbage', 'shorter-padded', 'shorter-cut'] as const
 
 /** The fields of an entry with `content` that tells `lie` (its byte `at` where a byte is changed). */
 function lyingEntry(name: string, content: Buffer, method: 0 | 8, lie: (typeof lies)[number], at: number): EntryFields {
@@ -78,10 +78,21 @@ function lyingEntry(name: string, content: Buffer, method: 0 | 8, lie: (typeof l
       if (changed.length > 0) changed[position] = changed[position]! ^ 0x5a
       return {name, data: content, method, payload: changed}
     }
+    case 'flipped-end': {
+      // The last bytes of a deflate stream end it: a change there may leave every declared byte intact before it.
+      const changed = Buffer.from(payload)
+      if (changed.length > 0) changed[changed.length - 1] = changed[changed.length - 1]! ^ (1 << (at % 8))
+      return {name, data: content, method, payload: changed}
+    }
     case 'cut':
       return {name, data: content, method, payload: payload.subarray(0, Math.max(0, payload.length - 1))}
     case 'padded':
       return {name, data: content, method, payload: Buffer.concat([payload, Buffer.from([at & 0xff])])}
+    // Two lies at once: the declared size one byte short, and the stream followed by a byte, or cut by one.
+    case 'shorter-padded':
+      return {name, data: content, method, uncompressedSize: Math.max(0, content.length - 1), payload: Buffer.concat([payload, Buffer.from([at & 0xff])])}
+    case 'shorter-cut':
+      return {name, data: content, method, uncompressedSize: Math.max(0, content.length - 1), payload: payload.subarray(0, Math.max(0, payload.length - 1))}
     case 'garbage':
       return {name, data: content, method, payload: createHash('sha512').update(String(at)).digest()}
     default:
@@ -92,9 +103,13 @@ function lyingEntry(name: string, content: Buffer, method: 0 | 8, lie: (typeof l
 const zlibDeflate = (bytes: Buffer): Buffer => zlib.deflateRawSync(bytes)
 const zlibCrc = (bytes: Buffer): number => zlib.crc32(bytes)
 
-/** Contents of 0 to 70 KiB: random bytes (they do not compress) or text (it does), either side of the size inflated at once on the main thread. */
+/**
+ * Contents of 0 to 70 KiB, either side of the size inflated at once on the main thread: random bytes (they do
+ * not compress), base64 of them (it compresses a little) or text (it does).
+ */
 const content = fc.oneof(
   fc.uint8Array({maxLength: 40 * 1024}).map((bytes) => Buffer.from(bytes)),
+  fc.uint8Array({minLength: 12 * 1024, maxLength: 30 * 1024}).map((bytes) => Buffer.from(Buffer.from(bytes).toString('base64'))),
   fc.tuple(fc.string({minLength: 1, maxLength: 40}), fc.nat({max: 70 * 1024})).map(([text, length]) => Buffer.from(text.repeat(Math.ceil(length / text.length)).slice(0, length))),
 )
 
@@ -116,18 +131,25 @@ describe('digesting workers', () => {
         // Bytes not asked for are handed on only by the batches digested on the main thread: the same bytes.
         for (const [name, bytes] of kept ?? []) assert.ok(bytes === null || expected!.some(([other, digest]) => other === name && digest === bytes), name)
       }),
-      {numRuns: 40, seed: 0x5eed},
+      {numRuns: 40, seed: 0x5eed, endOnFailure: true},
     )
   })
 
   it('reports the refusal of an entry larger than the main thread inflates at once as the main thread does (deflate damaged, sizes and CRC lies)', async () => {
     const text = Buffer.from('export const forecast = (station) => station.reading * 1.8 + 32\n'.repeat(800))
-    assert.ok(text.length > 16 * 1024)
-    for (const lie of lies) {
-      const file = await archiveFile([{name: 'ok.js', data: text}, lyingEntry('lib/large.js', text, 8, lie, 1234), {name: 'after.js', data: text}])
-      const here = await digestOutcome(file)
-      assert.deepEqual(await digestOutcome(file, (members, compressed) => workers.digest(members, compressed, () => 'keep')), here, lie)
-      if (lie !== 'none') assert.ok('refused' in (here as object) || 'openRefused' in (here as object), `${lie}: ${JSON.stringify(here)}`)
+    // 20,000 bytes of base64, which deflates to about 15 KB: a damaged end of its stream may still inflate every declared byte and one more.
+    const base64 = Buffer.from(createHash('sha512').update('seed').digest('hex').repeat(1).concat(...Array.from({length: 400}, (_, row) => createHash('sha512').update(String(row)).digest('base64'))).slice(0, 20000))
+    assert.ok(text.length > 16 * 1024 && base64.length === 20000)
+    for (const content of [text, base64]) {
+      for (const lie of lies) {
+        for (const at of [0, 1, 2, 1234]) {
+          const file = await archiveFile([{name: 'ok.js', data: text}, lyingEntry('lib/large.js', content, 8, lie, at), {name: 'after.js', data: text}])
+          const here = await digestOutcome(file)
+          assert.deepEqual(await digestOutcome(file, (members, compressed) => workers.digest(members, compressed, () => 'keep')), here, `${lie} at ${at}`)
+          assert.deepEqual(await digestOutcome(file, () => null), here, `${lie} at ${at}, declined`)
+          if (lie !== 'none') assert.ok('refused' in (here as object) || 'openRefused' in (here as object), `${lie}: ${JSON.stringify(here)}`)
+        }
+      }
     }
   })
 })
