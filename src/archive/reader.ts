@@ -298,7 +298,9 @@ class OpenedArchive implements StrictArchive {
       throw readError(batch.members[0]!.entry, error)
     })
     throwIfCancelled(this.#signal)
-    const ending = batch.members.findIndex((member) => member.dataStart - batch.start + member.entry.compressedSize > bytes.length)
+    // Read now: the buffer is moved to the thread that takes the batch.
+    const read = bytes.length
+    const ending = batch.members.findIndex((member) => member.dataStart - batch.start + member.entry.compressedSize > read)
     const whole = (ending === -1 ? batch.members : batch.members.slice(0, ending)).map((member) => ({entry: member.entry, offset: member.dataStart - batch.start}))
     const elsewhere = whole.length === 0 ? null : options.digestBatch!(whole, buffer)
     if (elsewhere === null) {
@@ -317,7 +319,7 @@ class OpenedArchive implements StrictArchive {
         if (done !== undefined) await done
       }
     }
-    if (ending !== -1) throw readError(batch.members[ending]!.entry, new UnexpectedEndOfFile(batch.start + bytes.length))
+    if (ending !== -1) throw readError(batch.members[ending]!.entry, new UnexpectedEndOfFile(batch.start + read))
   }
 
   async readSmall(entry: ArchiveEntry): Promise<WholeEntry> {

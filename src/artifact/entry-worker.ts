@@ -2,7 +2,7 @@
  * A digesting worker: a thread that checks, inflates and hashes batches of small artifact entries for the
  * artifact reader (`verifyWholeEntry` on each, inflated here whatever its size) and hands back the bytes of
  * those the reader keeps or that may hold a secret, so that reading an artifact of many entries uses every
- * core. A batch's results come back as one buffer (moved, not copied).
+ * core. The bytes handed back are moved, not copied, each in a buffer of its own.
  */
 import {parentPort} from 'node:worker_threads'
 import {wholeEntryMaxBytes} from '../archive/entry-stream.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {createHash} from 'node:crypto'
-import {mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, rm, stat, truncate, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
@@ -13,6 +13,7 @@ import {workerUse} from '../../src/archive/worker-use.js'
 import {DigestWorkers, type MemberWant} from '../../src/artifact/entry-workers.js'
 import {openArtifact} from '../../src/artifact/open.js'
 import {SecretScanner, contentMayHoldSecret} from '../../src/artifact/secrets.js'
+import {rejectionOf} from '../helpers/promises.js'
 import {serializeZip, zipEntry, type EntryFields} from '../helpers/zip-model.js'
 import {credentialSamples, keywordFragments, privateKeyFiles, samplePaths} from './secret-corpus.js'
 
@@ -150,6 +151,29 @@ describe('digesting workers', () => {
           if (lie !== 'none') assert.ok('refused' in (here as object) || 'openRefused' in (here as object), `${lie}: ${JSON.stringify(here)}`)
         }
       }
+    }
+  })
+})
+
+describe('digesting workers, the archive cut short after it was opened', () => {
+  it('refuse the first entry the file ends before as the main thread does, naming where the file ended', async () => {
+    const fields: EntryFields[] = Array.from({length: 60}, (_, index) => ({name: `lib/m${index}.js`, data: Buffer.from(Array.from({length: 300}, (_, row) => sha256(Buffer.from(`${index}:${row}`))).join('\n'))}))
+    for (const cut of [0.3, 0.7]) {
+      const outcomes: unknown[] = []
+      for (const digestBatch of [undefined, ((members, compressed) => workers.digest(members, compressed, () => null)) satisfies DigestOptions['digestBatch']]) {
+        const file = await archiveFile(fields)
+        const archive = await openArchive(file)
+        try {
+          const {size} = await stat(file)
+          await truncate(file, Math.floor(size * cut))
+          const error = (await rejectionOf(archive.digestEntries(digestBatch === undefined ? {} : {digestBatch}))) as ArchiveError
+          outcomes.push({code: error.code, reason: error.details['reason'], entry: error.details['entry'], cause: (error.cause as Error | undefined)?.message})
+        } finally {
+          await archive.close()
+        }
+      }
+      assert.deepEqual(outcomes[1], outcomes[0], `cut at ${cut}`)
+      assert.match(String((outcomes[0] as {cause: string}).cause), /^The file ended at byte \d+/)
     }
   })
 })
