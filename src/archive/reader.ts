@@ -5,9 +5,9 @@ import yauzl, {type ZipFile} from 'yauzl'
 import {isCancellation, onCancel, throwIfCancelled, cancelledError} from '../cancellation.js'
 import {readCentralDirectory, type CentralRecord} from './central-directory.js'
 import {readEndRecord} from './end-record.js'
-import {isSmallEntry, openEntryStream, readError, wholeEntryMaxBytes} from './entry-stream.js'
+import {isSmallEntry, openEntryStream, wholeEntryMaxBytes} from './entry-stream.js'
 import {ArchiveError} from './errors.js'
-import {closeFd, FdRangeStream, openFd, readAtInto, statFd, UnexpectedEndOfFile} from './fd.js'
+import {closeFd, FdRangeStream, openFd, statFd} from './fd.js'
 import {startFileDigest, type ByteRange, type FileDigest} from './file-digest.js'
 import {ArchiveFileReader} from './file-reader.js'
 import {checkArchiveSize, checkEntryCount, resolveLimits} from './limits.js'
@@ -15,7 +15,7 @@ import {checkLocalHeaders} from './local-headers.js'
 import {quoteName} from './path-policy.js'
 import type {ArchiveEntry, ArchiveLimits, DigestOptions, EntryDigest, EntryLocation, EntryStream, StrictArchive} from './types.js'
 import {formatMiB} from '../quantities.js'
-import {batchBuffers, digestWholeEntry, openWholeEntryStream, planBatches, readBatch, verifyWholeEntry, type Batch, type WholeEntry} from './whole-entries.js'
+import {batchBuffers, digestWholeEntry, openWholeEntryStream, planBatches, readBatch, readBatchRange, verifyWholeEntry, type Batch, type WholeEntry} from './whole-entries.js'
 import type {ReusedBuffers} from './fd.js'
 
 /** Options of {@link openArchive}. */
@@ -294,32 +294,28 @@ class OpenedArchive implements StrictArchive {
    */
   async #digestBatchElsewhere(batch: Batch<Located>, digests: Map<string, EntryDigest>, options: DigestOptions): Promise<void> {
     const buffer = Buffer.allocUnsafeSlow(batch.length)
-    const bytes = await this.#tracked(readAtInto(this.#fd, buffer, batch.length, batch.start)).catch((error: Error) => {
-      throw readError(batch.members[0]!.entry, error)
-    })
+    const {bytes, whole, ended} = await this.#tracked(readBatchRange(this.#fd, batch, buffer))
     throwIfCancelled(this.#signal)
-    // Read now: the buffer is moved to the thread that takes the batch.
-    const read = bytes.length
-    const ending = batch.members.findIndex((member) => member.dataStart - batch.start + member.entry.compressedSize > read)
-    const whole = (ending === -1 ? batch.members : batch.members.slice(0, ending)).map((member) => ({entry: member.entry, offset: member.dataStart - batch.start}))
-    const elsewhere = whole.length === 0 ? null : options.digestBatch!(whole, buffer)
+    const members = whole.map((member) => ({entry: member.entry, offset: member.dataStart - batch.start}))
+    // `bytes` is read only if the batch is declined: otherwise its buffer is moved to the thread that takes it.
+    const elsewhere = members.length === 0 ? null : options.digestBatch!(members, buffer)
     if (elsewhere === null) {
       // Declined while threads elsewhere work: this thread inflates at once, without a trip to the thread
       // pool. The bytes `keep` is handed are a view of the scratch buffer, which it reads at once or copies.
       this.#scratch ??= Buffer.allocUnsafeSlow(wholeEntryMaxBytes + 1)
-      for (const {entry, offset} of whole) {
-        const done = this.#digestHere(entry, buffer.subarray(offset, offset + entry.compressedSize), digests, options.keep, this.#scratch)
+      for (const {entry, offset} of members) {
+        const done = this.#digestHere(entry, bytes.subarray(offset, offset + entry.compressedSize), digests, options.keep, this.#scratch)
         if (done !== undefined) await done
       }
     } else {
       for (const [position, {digest, bytes: kept}] of (await elsewhere).entries()) {
-        const {entry} = whole[position]!
+        const {entry} = members[position]!
         digests.set(entry.name, digest)
         const done = options.keep?.(entry, kept)
         if (done !== undefined) await done
       }
     }
-    if (ending !== -1) throw readError(batch.members[ending]!.entry, new UnexpectedEndOfFile(batch.start + read))
+    if (ended !== null) throw ended
   }
 
   async readSmall(entry: ArchiveEntry): Promise<WholeEntry> {

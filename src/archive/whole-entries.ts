@@ -2,6 +2,7 @@ import {hash} from 'node:crypto'
 import {Readable} from 'node:stream'
 import zlib from 'node:zlib'
 import {deflateLengthMismatch, endProblem, inflateError, isSmallEntry, largerThanDeclared, readError} from './entry-stream.js'
+import type {ArchiveError} from './errors.js'
 import {ReusedBuffers, UnexpectedEndOfFile, readAt, readAtInto, readAtSync} from './fd.js'
 import type {ArchiveEntry, EntryDigest, EntryStream} from './types.js'
 import {ZlibFailure, inflateRawOnce} from './zlib-once.js'
@@ -156,6 +157,29 @@ export function batchBuffers(): ReusedBuffers {
   return new ReusedBuffers(batchBytes)
 }
 
+/** A batch's range as read: its bytes, the members whose data lies whole in them, and the refusal of the first that does not. */
+export interface BatchRead<T extends PlacedEntry> {
+  bytes: Buffer
+  /** In file order: every member but the ones the file ends before. */
+  whole: T[]
+  /** `entry-smaller-than-declared` of the first member the file ends before, for the caller to throw once those before it are done; null when none. */
+  ended: ArchiveError | null
+}
+
+/**
+ * Reads a batch's range into `buffer` (room for `batch.length` bytes) with one read; a failing read is the
+ * first member's refusal. A file that ends before a member's data is that member's `entry-smaller-than-declared`
+ * (`ended`), and so for every member after it: members lie in file order, one after another.
+ */
+export async function readBatchRange<T extends PlacedEntry>(fd: number, batch: Batch<T>, buffer: Buffer): Promise<BatchRead<T>> {
+  const bytes = await readAtInto(fd, buffer, batch.length, batch.start).catch((error: Error) => {
+    throw readError(batch.members[0]!.entry, error)
+  })
+  const ending = batch.members.findIndex((member) => member.dataStart - batch.start + member.entry.compressedSize > bytes.length)
+  if (ending === -1) return {bytes, whole: batch.members, ended: null}
+  return {bytes, whole: batch.members.slice(0, ending), ended: readError(batch.members[ending]!.entry, new UnexpectedEndOfFile(batch.start + bytes.length))}
+}
+
 /**
  * Reads a batch's range and hands each member's compressed bytes to `use`, in file order (a view of a
  * buffer from `buffers`, given back once the last member is done: `use` keeps no reference to it). A file
@@ -169,16 +193,13 @@ export async function readBatch<T extends PlacedEntry>(
 ): Promise<void> {
   const buffer = buffers.take(batch.length)
   try {
-    const bytes = await readAtInto(fd, buffer, batch.length, batch.start).catch((error: Error) => {
-      throw readError(batch.members[0]!.entry, error)
-    })
-    for (const member of batch.members) {
+    const {bytes, whole, ended} = await readBatchRange(fd, batch, buffer)
+    for (const member of whole) {
       const from = member.dataStart - batch.start
-      const to = from + member.entry.compressedSize
-      if (to > bytes.length) throw readError(member.entry, new UnexpectedEndOfFile(batch.start + bytes.length))
-      const used = use(member, bytes.subarray(from, to))
+      const used = use(member, bytes.subarray(from, from + member.entry.compressedSize))
       if (used !== undefined) await used
     }
+    if (ended !== null) throw ended
   } finally {
     buffers.give(buffer)
   }

@@ -101,16 +101,11 @@ export class DigestWorkers {
       flags: Uint8Array.from(members, ({entry}) => flagOf(want(entry))),
     })
     const reply = await this.#pool.run(request, [buffer as ArrayBuffer])
-    const done = reply.refusal?.position ?? members.length
-    const results = members.slice(0, done).map(({entry}, position): DigestedMember => {
-      const bytes = reply.bytes[position]
-      return {
-        digest: {size: entry.uncompressedSize, sha256: `sha256:${reply.sha256.slice(64 * position, 64 * position + 64)}`},
-        bytes: bytes === null || bytes === undefined ? null : Buffer.from(bytes),
-      }
-    })
     if (reply.refusal !== null) throw new ArchiveError(reply.refusal.code, reply.refusal.message, reply.refusal.details)
-    return results
+    return members.map(({entry}, position): DigestedMember => {
+      const bytes = reply.bytes[position]!
+      return {digest: {size: entry.uncompressedSize, sha256: `sha256:${reply.sha256.slice(64 * position, 64 * position + 64)}`}, bytes: bytes === null ? null : Buffer.from(bytes)}
+    })
   }
 
   close(): Promise<void> {

@@ -222,12 +222,12 @@ async function writeSmallOnThread(
   let readFailure: {error: unknown} | null = null
   // Entries are read a few ahead of the one taken, in order: their reads and inflates overlap, while each is
   // still taken (and its failure met) in turn. A read started ahead and not taken is only ever awaited.
-  const reads: Array<Promise<{data: Buffer; digest: EntryDigest}>> = []
+  const reads = new Map<number, Promise<{data: Buffer; digest: EntryDigest}>>()
   const readAhead = (index: number): void => {
     if (index >= targets.length) return
     const read = archive.readSmall(targets[index]!.entry)
     read.catch(() => undefined)
-    reads[index] = read
+    reads.set(index, read)
   }
   for (let index = 0; index < readsAhead; index++) readAhead(index)
   try {
@@ -238,8 +238,8 @@ async function writeSmallOnThread(
       throwIfCancelled(signal)
       let read: {data: Buffer; digest: EntryDigest}
       try {
-        read = await reads[index]!
-        delete reads[index]
+        read = await reads.get(index)!
+        reads.delete(index)
         readAhead(index + readsAhead)
       } catch (error) {
         readFailure = {error}
@@ -259,7 +259,7 @@ async function writeSmallOnThread(
     }
   } finally {
     // Nothing is written any more once this returns or throws: the batches out settle, and the reads ahead.
-    await Promise.all([...inFlight, ...reads.filter((read) => read !== undefined).map((read) => read.catch(() => undefined))])
+    await Promise.all([...inFlight, ...[...reads.values()].map((read) => read.catch(() => undefined))])
   }
   const first = failure ?? readFailure
   if (first !== null) throw (first as {error: unknown}).error

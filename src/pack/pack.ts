@@ -391,7 +391,7 @@ async function refuseSourceFileAsOutput(root: string, manifestFile: string, outp
   }
   const inside = path.relative(root, output)
   if (inside === '' || inside.split(path.sep)[0] === '..' || path.isAbsolute(inside)) return
-  const isFile = await lstat(output).then((stats) => stats.isFile(), () => false)
+  const isFile = outputStats?.isFile() === true
   // A file that cannot be read is none pack would read either.
   const kind = isFile ? await classifyInput(output, output).catch(() => 'artifact' as const) : null
   if (output === manifestFile || (kind !== null && kind !== 'artifact')) throw inputAsOutput(output, 'a file of the plugin being packed')
