@@ -44,6 +44,7 @@ const privateEntry = 'src/cli.ts'
 /** The worker threads (pack's encoding, an artifact reader's digesting, install's file writing), each with the module that starts it from beside itself. */
 const workers = [
   {name: 'encode-worker', source: path.join('src', 'archive', 'encode-worker.ts'), starter: path.join('src', 'archive', 'encode-workers.ts')},
+  {name: 'pack-worker', source: path.join('src', 'pack', 'pack-worker.ts'), starter: path.join('src', 'pack', 'pack.ts')},
   {name: 'entry-worker', source: path.join('src', 'artifact', 'entry-worker.ts'), starter: path.join('src', 'artifact', 'entry-workers.ts')},
   {name: 'write-worker', source: path.join('src', 'fs', 'write-worker.ts'), starter: path.join('src', 'fs', 'file-writer.ts')},
 ] as const

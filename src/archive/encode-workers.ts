@@ -52,10 +52,9 @@ export function filesOfRequest(request: BatchRequest): FileToEncode[] {
 /**
  * A batch's results, compact (a few objects per batch, not per file, so that what waits to be written does
  * not keep the main thread's heap large): per file, {@link slotWords} numbers in `slots` (1 when read, its
- * CRC-32, its method, where its data starts in `buffer` and its length, where its bytes start, or
- * {@link noBytes}, and their length), its digest as 64 hex digits in `sha256` (all the batch's in one
- * string, in order; zeros for a file that could not be read), and the files that could not be read in
- * `failures`.
+ * CRC-32, its method, where its data starts in `buffer` and its length, and which of `bytes` holds its
+ * bytes, or {@link noBytes}), its digest as 64 hex digits in `sha256` (all the batch's in one string, in
+ * order; zeros for a file that could not be read), and the files that could not be read in `failures`.
  */
 export type BatchReply = EncodedBatch | WorkerFailure
 
@@ -65,13 +64,15 @@ export interface EncodedBatch {
   buffer: ArrayBuffer
   slots: Uint32Array
   sha256: string
+  /** The bytes handed back, each file's in a buffer of its own. */
+  bytes: ArrayBuffer[]
   failures: BatchFailure[]
 }
 
 /** A file of a batch that could not be read: its position and the error, as plain data. */
 export type BatchFailure = {position: number} & Omit<Extract<EncodedFile, {ok: false}>, 'ok'>
 
-export const slotWords = 7
+export const slotWords = 6
 export const noBytes = 0xffffffff
 
 /** Files in one batch at most, and input bytes. */
@@ -117,8 +118,8 @@ export function encodedFileAt(batch: EncodedBatch, position: number): EncodedFil
   const {buffer, slots} = batch
   const at = position * slotWords
   const data = Buffer.from(buffer, slots[at + 3]!, slots[at + 4]!)
-  const bytesAt = slots[at + 5]!
-  const bytes = bytesAt === noBytes ? null : bytesAt === slots[at + 3] ? data : Buffer.from(buffer, bytesAt, slots[at + 6]!)
+  const kept = slots[at + 5]!
+  const bytes = kept === noBytes ? null : Buffer.from(batch.bytes[kept]!)
   return {ok: true, sha256: batch.sha256.slice(position * 64, position * 64 + 64), crc32: slots[at + 1]!, method: slots[at + 2] === 8 ? 8 : 0, data, bytes}
 }
 
@@ -128,8 +129,8 @@ const workerModule = workerModuleBeside(import.meta.url, 'encode-worker')
 export class EncodeWorkers {
   readonly #pool: WorkerPool<BatchRequest, EncodedBatch>
 
-  /** `module` is the worker's, but for tests. */
-  constructor(count = defaultWorkerCount(), module: URL = workerModule) {
+  /** `module`: the workers' (`encode-worker.ts` unless given); `count`: one per core unless given. */
+  constructor(module: URL = workerModule, count = defaultWorkerCount()) {
     this.#pool = new WorkerPool(module, count, 'an encoding worker')
   }
 

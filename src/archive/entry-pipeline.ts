@@ -46,10 +46,17 @@ const bufferedEntriesMax = 256
  * data are written as soon as every entry before it is out. No data descriptors: an entry written
  * before its CRC and sizes are known gets its local header filled in afterwards. Once `signal` is
  * aborted, no further entry or chunk is read and every wait of both sides rejects with its `AbortError`
- * (a chunk still deflating on the thread pool finishes there and is dropped).
+ * (a chunk still deflating on the thread pool finishes there and is dropped). Encoding workers, when
+ * started, run `encodeWorker` (the archive's own by default).
  */
-export async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], read: ProgressCounter, signal?: AbortSignal): Promise<{records: EntryRecord[]; written: WrittenEntry[]}> {
-  return new EntryPipeline(file, entries, read, signal).run()
+export async function writeEntries(file: OutputFile, entries: readonly WriterEntry[], read: ProgressCounter, options: EntryWriting = {}): Promise<{records: EntryRecord[]; written: WrittenEntry[]}> {
+  return new EntryPipeline(file, entries, read, options.signal, options.encodeWorker).run()
+}
+
+/** How {@link writeEntries} writes: what cancels it, and the module of its encoding workers. */
+export interface EntryWriting {
+  signal?: AbortSignal | undefined
+  encodeWorker?: URL | undefined
 }
 
 /**
@@ -74,6 +81,7 @@ class EntryPipeline {
     private readonly entries: readonly WriterEntry[],
     private readonly read: ProgressCounter,
     private readonly signal: AbortSignal | undefined,
+    private readonly encodeWorker: URL | undefined,
   ) {
     this.#hooks = {
       // One chunk may always go, or an entry larger than the budget would wait forever.
@@ -109,7 +117,7 @@ class EntryPipeline {
 
   async #readAll(): Promise<void> {
     const taken = this.entries.filter((entry) => encodesInWorker(entry.source)).map((entry) => sourceSize(entry.source))
-    const workers = worthWorkers(taken, this.entries.reduce((sum, entry) => sum + sourceSize(entry.source), 0)) ? new EncodeWorkers() : null
+    const workers = worthWorkers(taken, this.entries.reduce((sum, entry) => sum + sourceSize(entry.source), 0)) ? new EncodeWorkers(this.encodeWorker) : null
     try {
       await this.#readEntries(workers)
     } finally {

@@ -7,7 +7,7 @@ import {temporarySibling} from '../fs/durable.js'
 import {placeFile} from '../fs/output.js'
 import {trackTemporaryFile} from '../fs/temporary-files.js'
 import {copyBody, hashWritten} from './body-copier.js'
-import {writeEntries, type ProgressCounter, type WriterEntry, type WrittenEntry} from './entry-pipeline.js'
+import {writeEntries, type EntryWriting, type ProgressCounter, type WriterEntry, type WrittenEntry} from './entry-pipeline.js'
 import {ArchiveError} from './errors.js'
 import {SizeTally, checkArchiveSize, checkCompressionRatio, checkEntryCount, manifestEntryName, resolveLimits} from './limits.js'
 import {EntryNameRegistry, compareEntryNames} from './names.js'
@@ -66,6 +66,13 @@ export interface WriteArchiveBodyOptions {
    * `AbortError` of `src/cancellation.ts` and leaves no archive behind.
    */
   signal?: AbortSignal
+  /**
+   * The module of the encoding workers, when files are many and small enough to start them (see
+   * `encode-workers.ts`): by default the archive's own, which hands back the bytes of every file whose source
+   * has an `inspect` hook. Another (built on `serveEncodeBatches`) may judge on its thread which bytes to hand
+   * back: a file whose bytes do not come back is not shown to its hook. The archive is the same either way.
+   */
+  encodeWorker?: URL
 }
 
 /** Options of {@link ArchiveBody.finish}. */
@@ -110,7 +117,7 @@ export async function writeArchive(output: string, entries: readonly WriterEntry
   entries.forEach((entry, position) => plan.add(entry, position))
   const [first, ...rest] = entries
   const read = progressOf(entries, options.onProgress)
-  const body = await Body.write(path.resolve(output), rest, plan, read, options.signal)
+  const body = await Body.write(path.resolve(output), rest, plan, read, {signal: options.signal})
   try {
     return await body.finish(first ?? null, {overwrite: options.overwrite === true, read})
   } finally {
@@ -127,7 +134,7 @@ export async function writeArchiveBody(output: string, entries: readonly WriterE
   const limits = resolveLimits(options.limits)
   const plan = new ArchivePlan(limits, entries.length + 1)
   entries.forEach((entry, index) => plan.add(entry, index + 1))
-  const body = await Body.write(path.resolve(output), entries, plan, progressOf(entries, options.onProgress), options.signal)
+  const body = await Body.write(path.resolve(output), entries, plan, progressOf(entries, options.onProgress), {signal: options.signal, encodeWorker: options.encodeWorker})
   return {
     entries: body.written,
     finish: async (first, finishOptions = {}) => {
@@ -222,11 +229,12 @@ class Body {
   }
 
   /** Writes `entries` into a new body file beside `target`; the caller must `discard()` it. `signal` cancels this and {@link finish}. */
-  static async write(target: string, entries: readonly WriterEntry[], plan: ArchivePlan, read: ProgressCounter, signal: AbortSignal | undefined): Promise<Body> {
+  static async write(target: string, entries: readonly WriterEntry[], plan: ArchivePlan, read: ProgressCounter, options: EntryWriting): Promise<Body> {
+    const {signal} = options
     throwIfCancelled(signal)
     const body = new Body(target, temporarySibling(`${target}.body`), entries, plan, signal)
     try {
-      const {records, written} = await writeEntries(body.#file, entries, read, signal)
+      const {records, written} = await writeEntries(body.#file, entries, read, options)
       body.records = records
       body.written = written
       return body
@@ -256,7 +264,7 @@ class Body {
       const hash = createHash('sha256')
       const records: {record: EntryRecord; offset: number}[] = []
       if (first !== null) {
-        const head = await writeEntries(file, [first], options.read ?? (() => undefined), this.signal)
+        const head = await writeEntries(file, [first], options.read ?? (() => undefined), {signal: this.signal})
         hashWritten(file, hash)
         records.push({record: head.records[0]!, offset: 0})
         options.copied?.(first)

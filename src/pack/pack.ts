@@ -13,6 +13,7 @@ import {checkOutputFree, inputAsOutput, resolveOutputFile, withOutputs} from '..
 import {maxManifestBytes} from '../model/manifest-size.js'
 import type {ArchiveLimits} from '../archive/types.js'
 import {writeArchiveBody, type ArchiveBody, type WriterEntry, type WrittenEntry} from '../archive/writer.js'
+import {workerModuleBeside} from '../archive/worker-pool.js'
 import type {PackageContent, SecretFinding, SourceRefusal} from '../manifest/content.js'
 import type {Diagnostic} from '../manifest/diagnostic.js'
 import {levelIncludes, type Level} from '../manifest/levels.js'
@@ -106,6 +107,9 @@ export interface PackResult {
   artifactDigest: ArtifactDigest
 }
 
+/** Pack's encoding worker (`pack-worker.ts`): only the bytes of files that may hold a secret come back from it. */
+const packWorker = workerModuleBeside(import.meta.url, 'pack-worker')
+
 /**
  * Packs the plugin in `source` into a `.svcPlugin` artifact: validates the source manifest, collects
  * the files (leaving out operating-system files), reads each one once (its digest, its compressed
@@ -158,6 +162,7 @@ export async function pack(source: string, options: PackOptions = {}): Promise<P
       body = await writeArchiveBody(output, entries, {
         limits,
         signal,
+        encodeWorker: packWorker,
         onProgress: (progress) => {
           onHashed({files: progress.entries, totalFiles: progress.totalEntries, bytes: progress.bytes, totalBytes: progress.totalBytes})
           // Reading waits while the secret scan lags: the text it holds stays bounded.

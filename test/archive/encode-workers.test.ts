@@ -8,8 +8,6 @@ import type {ArchiveError} from '../../src/archive/errors.js'
 import {EncodeWorkers, encodesInWorker, workerFileMaxBytes, workerFileMinBytes} from '../../src/archive/encode-workers.js'
 import {workerUse} from '../../src/archive/worker-use.js'
 import {writeArchive, type WriterEntry} from '../../src/archive/writer.js'
-import {pack} from '../../src/pack/pack.js'
-import {copyExample} from '../pack/support.js'
 import {fileEntries, makeTempDir, rejectionOf, writeTree} from './support.js'
 
 const KiB = 1024
@@ -128,25 +126,30 @@ describe('encoding workers', () => {
     assert.deepEqual(await sameRefusal(dir, entries), {code: 'unreadable', reason: 'source-io', entry: 'b.txt'})
   })
 
-  it('show every file to the secret scan: pack refuses the same secret with and without them', async () => {
-    const dir = await copyExample(path.join(temp.dir, 'plugin'))
-    // Both files are ones a worker takes: their bytes come back for the scan.
-    const padding = '# deployment settings\n'.repeat(1000)
-    await writeTree(dir, {'config/deploy.txt': `${padding}token = ghp_${'A1b2C3d4E5'.repeat(3)}123456\n`, 'config/id_ed25519': `${padding}-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE KEY-----\n`})
-    const refusal = async (when: 'always' | 'never') => {
-      const error = (await withWorkers(when, () => rejectionOf(pack(dir, {output: path.join(temp.dir, `plugin-${when}.svcPlugin`)})))) as ArchiveError
-      return {code: error.code, details: error.details}
+  it("show each file whose source asks for its bytes to its inspect hook, the very bytes, with and without them", async () => {
+    const dir = await mkdtempIn(temp.dir, 'inspect-')
+    const files = mixedFiles()
+    await writeTree(dir, files)
+    const seen = async (when: 'always' | 'never'): Promise<Map<string, Buffer>> => {
+      const shown = new Map<string, Buffer>()
+      const entries = (await fileEntries(dir, Object.keys(files))).map((entry, index) => {
+        if (entry.source.kind !== 'file' || index % 2 === 1) return entry
+        return {...entry, source: {...entry.source, inspect: (bytes: Buffer) => void shown.set(entry.name, Buffer.from(bytes))}}
+      })
+      await withWorkers(when, () => writeArchive(path.join(dir, `inspected-${when}.zip`), entries))
+      return shown
     }
-    const alone = await refusal('never')
-    assert.equal(alone.code, 'secret-detected')
-    assert.deepEqual(await refusal('always'), alone)
+    const alone = await seen('never')
+    assert.ok(alone.size > 150, `${alone.size} files shown`)
+    for (const [name, bytes] of alone) assert.ok(bytes.equals(files[name]!), name)
+    assert.deepEqual(await seen('always'), alone)
   })
 })
 
 describe('a pool of encoding workers', () => {
   it('refuses every batch at once after a worker stopped: one posted to it would never be answered', async () => {
     const dying = new URL(`data:text/javascript,${encodeURIComponent("import {parentPort} from 'node:worker_threads'; parentPort.on('message', () => process.exit(3))")}`)
-    const workers = new EncodeWorkers(1, dying)
+    const workers = new EncodeWorkers(dying, 1)
     try {
       const file = {name: 'a.txt', path: '/nonexistent/a.txt', size: 1, store: false, wantBytes: false, exactPath: false}
       await assert.rejects(workers.encode([file]), /An encoding worker stopped \(exit code 3\)/)
