@@ -3,8 +3,9 @@ import {workerModuleBeside, WorkerPool, type WorkerFailure} from './worker-pool.
 import {defaultWorkerCount, useWorkers} from './worker-use.js'
 
 /**
- * Encoding workers: threads that read, check and encode small files in batches (see `encode-worker.ts`),
- * while the main thread scans, records and writes what they return. What a file becomes depends on its
+ * Encoding workers: threads that read, check and encode small files in batches (see `encode-batch.ts`),
+ * while the main thread shows the bytes they hand back to each source's `inspect` hook, records and writes
+ * what they return. What a file becomes depends on its
  * bytes alone, never on which thread or how many encoded it, so the archive is the same with or without
  * them.
  */
