@@ -1,13 +1,12 @@
+/**
+ * What an encoding worker does with a batch (see `encode-workers.ts`): each file read, checked and encoded
+ * ({@link encodeWholeFile}), its data placed in one buffer moved back, not copied.
+ */
 import type {MessagePort, Transferable} from 'node:worker_threads'
 import {outputBound} from './deflate.js'
 import {encodeWholeFile, type FileToEncode} from './entry-encoder.js'
 import {filesOfRequest, noBytes, slotWords, workerFileMaxBytes, type BatchFailure, type BatchRequest, type EncodedBatch} from './encode-workers.js'
 import {serveRequests} from './worker-pool.js'
-
-/**
- * What an encoding worker does with a batch (see `encode-workers.ts`): each file read, checked and encoded
- * ({@link encodeWholeFile}), its data placed in one buffer moved back, not copied.
- */
 
 /**
  * Which of the bytes asked for come back, judged on the thread that read them: true when the file's source
